@@ -1,0 +1,105 @@
+// `tsrepro import` and `tsrepro run`.
+
+#include <filesystem>
+#include <iostream>
+
+#include <torch/cuda.h>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+#include "runner/worker_client.h"
+#include "tsrepro/backend.h"
+#include "tsrepro/error.h"
+
+namespace fs = std::filesystem;
+
+namespace tsrepro::cli {
+namespace {
+
+BackendOptions parse_backend_opts(const std::vector<std::string>& pairs) {
+  BackendOptions options;
+  for (const std::string& pair : pairs) {
+    const auto eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) throw UserError("--backend-opt " + pair + ": write key=value");
+    options[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  return options;
+}
+
+void check_device(const std::string& device) {
+  if (device == "cpu") return;
+  if (device != "cuda") throw UserError("--device " + device + ": expected cpu or cuda");
+  if (!torch::cuda::is_available())
+    throw UserError("--device cuda: this libtorch has no CUDA support or sees no GPU; use --device cpu");
+}
+
+int exit_code_for(const Verdict& v) {
+  if (v.status == Status::Pass) return 0;
+  if (v.status == Status::Invalid) return 2;
+  return 1;
+}
+
+void print_verdict(const Verdict& v, const RunOptions& o) {
+  std::cout << "verdict:   " << status_name(v.status) << (v.phase.empty() || v.status == Status::Pass ? "" : " (" + v.phase + ")")
+            << "\n";
+  if (!v.signature.empty()) std::cout << "signature: " << v.signature << "\n";
+  if (!v.message.empty()) std::cout << "message:   " << v.message << "\n";
+  if (!v.outputs.empty()) {
+    std::cout << "outputs:\n";
+    for (const OutputDiff& d : v.outputs)
+      std::cout << "  " << d.path << "  " << d.dtype << "  max_abs " << d.max_abs << "  max_rel " << d.max_rel << "  "
+                << (d.ok ? "ok" : "FAIL") << (d.reason.empty() ? "" : "  " + d.reason) << "\n";
+  }
+  std::cout << "ran:       " << o.ref << " vs " << o.backend << " on " << o.device << ", " << v.seconds << " s\n";
+  if (v.status == Status::Invalid) std::cout << "The reference itself fails on this case: nothing to compare.\n";
+  if (o.explain_backend && !v.backend_graph.empty()) std::cout << "\nexecuted graph (" << o.backend << "):\n" << v.backend_graph;
+}
+
+}  // namespace
+
+int import_command(const ImportOptions& options, const std::string& output_dir) {
+  if (fs::exists(output_dir)) throw UserError(output_dir + ": already exists (choose another -o or remove it)");
+  Case c = import_case(options);
+  write_case(c, output_dir);
+  size_t lifted = 0;
+  for (const InputSpec& spec : c.inputs) lifted += spec.lifted;
+  std::cout << "wrote " << output_dir << ": " << count_compute_nodes(*c.graph) << " compute nodes, " << c.inputs.size()
+            << " inputs (" << lifted << " lifted constants), " << (c.values ? "real" : "fake-shaped") << " input values\n";
+  return 0;
+}
+
+int run_command(const RunOptions& o) {
+  const Case c = load_case(o.case_dir);
+  check_device(o.device);
+  const BackendOptions backend_options = parse_backend_opts(o.backend_opts);
+  make_backend(o.backend, backend_options);  // unknown backends and options fail here, before any worker
+  make_backend(o.ref, {});
+
+  EvalRequest request;
+  request.graph_ir = graph_to_ir(*c.graph);
+  request.specs = c.inputs;
+  if (c.values && !o.fake_inputs) request.inputs_path = (fs::path(o.case_dir) / "inputs.pt").string();
+  request.seed = o.seed;
+  request.ref = o.ref;
+  request.backend = o.backend;
+  request.backend_options = backend_options;
+  request.device = o.device;
+  request.compare = o.compare;
+  request.backward = o.backward;
+  request.explain = o.explain_backend;
+
+  RunnerProcess runner;
+  const Verdict verdict = runner.evaluate(request, o.timeout);
+  if (o.json) {
+    nlohmann::json j = verdict_to_json(verdict);
+    j["case"] = o.case_dir;
+    j["backend"] = o.backend;
+    j["ref"] = o.ref;
+    std::cout << j.dump() << "\n";
+  } else {
+    print_verdict(verdict, o);
+  }
+  return exit_code_for(verdict);
+}
+
+}  // namespace tsrepro::cli

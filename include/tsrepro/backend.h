@@ -1,0 +1,67 @@
+#pragma once
+// A backend executes a graph on inputs: the reference (`eager`) or a tested one (`jit`, `nnc`,
+// `ofi`, `inject:<fault>@<op>`). Adding one is one file under runner/backends/ plus one line
+// in runner/backends/registry.cpp.
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <ATen/core/ivalue.h>
+
+namespace torch::jit {
+struct Graph;
+}
+
+namespace tsrepro {
+
+using BackendOptions = std::map<std::string, std::string>;
+
+// What a backend gets: the graph and, for each input, whether it was a lifted constant
+// (a freezing backend folds those back into the graph).
+struct BackendInput {
+  std::shared_ptr<torch::jit::Graph> graph;
+  std::vector<bool> lifted;
+};
+
+// The phases a failure is attributed to. A backend throws from prepare() for compile errors
+// and from run() for runtime errors.
+class PreparedGraph {
+ public:
+  virtual ~PreparedGraph() = default;
+  // Runs on a fresh copy of the inputs; returns the graph's outputs (one per graph output).
+  virtual std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) = 0;
+  // The graph that really executed last (after the backend's passes), for --explain-backend.
+  virtual std::string executed_graph() const = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // Compiles: everything that happens before the first real run. `sample_inputs` lets
+  // profiling backends warm up (profile, then optimize); prepare() may run the graph on them.
+  virtual std::unique_ptr<PreparedGraph> prepare(const BackendInput& input,
+                                                 const std::vector<c10::IValue>& sample_inputs) = 0;
+};
+
+struct BackendInfo {
+  std::string name;         // "nnc", or "inject" for the inject:<fault>@<op> family
+  std::string description;
+  std::vector<std::string> option_keys;  // what --backend-opt accepts
+  std::function<std::unique_ptr<Backend>(const std::string& spec, const BackendOptions&)> make;
+};
+
+const std::vector<BackendInfo>& backend_registry();
+
+// Parses a spec like "nnc" or "inject:segfault@aten::relu" and checks the options.
+// Throws UserError on an unknown backend or option.
+std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendOptions& options);
+
+// Deep copy: tensors cloned (keeping strides), tuples/lists rebuilt, so runs cannot see each
+// other's in-place mutations.
+std::vector<c10::IValue> clone_values(const std::vector<c10::IValue>& values);
+
+}  // namespace tsrepro

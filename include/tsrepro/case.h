@@ -1,0 +1,79 @@
+#pragma once
+// The case: one TorchScript graph, its inputs (real values or specs for fake ones), and what is
+// known about it. On disk it is a case directory (docs/FORMATS.md): case.json, graph.ir and,
+// for real inputs, inputs.pt. Everything else in tsrepro reads and writes cases through here.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <ATen/core/ivalue.h>
+#include <nlohmann/json.hpp>
+
+namespace torch::jit {
+struct Graph;
+}
+
+namespace tsrepro {
+
+inline constexpr const char* kCaseFormatName = "tsrepro-case";
+inline constexpr int kCaseFormatVersion = 1;
+
+// What a graph input is, enough to make a fake value of the same shape and range.
+struct InputSpec {
+  std::string name;           // the graph input's debug name
+  std::string kind;           // "tensor", "int", "float", "bool", "none", "other"
+  std::string dtype;          // tensors: "float32", "int64", ...
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides;
+  int64_t storage_offset = 0;
+  std::string device = "cpu";
+  bool requires_grad = false;
+  std::optional<double> min, max;  // value range seen (tensors with elements)
+  nlohmann::json value;       // scalars: the value itself (kept even for fake-input cases)
+  bool lifted = false;        // a parameter/buffer/attribute/tensor constant made an input
+  std::string lifted_from;    // e.g. "self.conv.weight" or "constant"
+};
+
+// The failure a case is known to show, once `run` or `minify` has seen it.
+struct ExpectedFailure {
+  std::string ref = "eager";
+  std::string backend;
+  nlohmann::json options = nlohmann::json::object();
+  std::string kind;       // verdict status: exception, accuracy, crash, timeout
+  std::string signature;
+};
+
+struct Case {
+  std::shared_ptr<torch::jit::Graph> graph;
+  std::vector<InputSpec> inputs;               // one per graph input, same order
+  std::optional<std::vector<c10::IValue>> values;  // real input values; nullopt = fake only
+  std::optional<ExpectedFailure> expected;
+  nlohmann::json comparison = nlohmann::json::object();  // settings used when it was seen failing
+  nlohmann::json provenance = nlohmann::json::object();  // source file, method, node counts...
+};
+
+// Reads CASE/case.json, CASE/graph.ir and CASE/inputs.pt. Throws UserError naming the file.
+Case load_case(const std::string& dir);
+
+// Writes the case to `dir` atomically: everything goes to a fresh temporary sibling directory
+// first, which is then renamed. Refuses (UserError) if `dir` exists unless `replace` is set.
+void write_case(const Case& c, const std::string& dir, bool replace = false);
+
+// Canonical IR text of the graph: the exact text written to graph.ir.
+std::string graph_to_ir(const torch::jit::Graph& graph);
+
+// Parses IR text; `origin` names the file in errors ("graph.ir: IR syntax error: ...").
+std::shared_ptr<torch::jit::Graph> graph_from_ir(const std::string& text, const std::string& origin);
+
+// Builds a spec from a value that flows into graph input `name`.
+InputSpec spec_from_value(const std::string& name, const c10::IValue& value);
+
+nlohmann::json spec_to_json(const InputSpec& spec);
+InputSpec spec_from_json(const nlohmann::json& j, const std::string& origin);
+
+// Nodes that do real work: everything but prim::Constant, nested blocks included.
+size_t count_compute_nodes(const torch::jit::Graph& graph);
+
+}  // namespace tsrepro

@@ -1,0 +1,43 @@
+#pragma once
+// The answer to "does the tested backend fail on this candidate, and how?".
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tsrepro/compare.h"
+
+namespace tsrepro {
+
+enum class Status { Pass, Exception, Accuracy, Crash, Timeout, Invalid };
+
+const char* status_name(Status s);
+Status status_from_name(const std::string& name);
+
+struct Verdict {
+  Status status = Status::Pass;
+  std::string phase;      // exception: "compile", "run" or "backward"; crash/timeout: the stage
+  std::string signature;  // normalized identity of the failure; empty for pass
+  std::string message;    // for people: the exception text, the signal, the worst diff
+  std::vector<OutputDiff> outputs;
+  std::string backend_graph;  // the optimized graph the backend executed, when asked for
+  double seconds = 0;
+
+  bool failed() const { return status != Status::Pass && status != Status::Invalid; }
+};
+
+nlohmann::json verdict_to_json(const Verdict& v);
+Verdict verdict_from_json(const nlohmann::json& j);
+
+// "RuntimeError: shape [N, N] at /x/y.cpp:N" from an exception type and raw message: numbers,
+// hex addresses and paths masked so that the same bug has the same signature across candidates.
+std::string exception_signature(const std::string& phase, const std::string& type,
+                                const std::string& message);
+std::string crash_signature(int signal_number);
+std::string accuracy_signature(const std::string& dtype);
+
+// "SIGSEGV" for 11, "signal 77" for unknown numbers.
+std::string signal_name(int signal_number);
+
+}  // namespace tsrepro

@@ -1,0 +1,47 @@
+// `eager`: the graph in the TorchScript interpreter, no optimization passes at all. The reference.
+
+#include <torch/script.h>
+#include <torch/csrc/jit/runtime/interpreter.h>
+
+#include "runner/backends/builtin.h"
+
+namespace tsrepro {
+namespace {
+
+class InterpretedGraph : public PreparedGraph {
+ public:
+  explicit InterpretedGraph(std::shared_ptr<torch::jit::Graph> graph)
+      : graph_(std::move(graph)), code_(graph_, "tsrepro_candidate") {}
+
+  std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) override {
+    torch::jit::Stack stack(std::move(inputs));
+    torch::jit::InterpreterState(code_).run(stack);
+    return stack;
+  }
+
+  std::string executed_graph() const override { return graph_->toString(false); }
+
+ private:
+  std::shared_ptr<torch::jit::Graph> graph_;
+  torch::jit::Code code_;
+};
+
+class EagerBackend : public Backend {
+ public:
+  std::string name() const override { return "eager"; }
+  std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>&) override {
+    return interpret_graph(input.graph->copy());
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<PreparedGraph> interpret_graph(std::shared_ptr<torch::jit::Graph> graph) {
+  return std::make_unique<InterpretedGraph>(std::move(graph));
+}
+
+std::unique_ptr<Backend> make_eager_backend(const std::string&, const BackendOptions&) {
+  return std::make_unique<EagerBackend>();
+}
+
+}  // namespace tsrepro

@@ -1,0 +1,127 @@
+// The profiling graph executor (what TorchScript runs by default) behind PreparedGraph.
+
+#include <torch/script.h>
+#include <torch/csrc/jit/api/function_impl.h>
+#include <torch/csrc/jit/passes/tensorexpr_fuser.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
+#include <torch/csrc/jit/tensorexpr/kernel.h>
+
+#include "runner/backends/profiling_executor.h"
+#include "tsrepro/error.h"
+
+// Declared in torch/csrc/jit/codegen/fuser/interface.h, which Debian's libtorch-dev does not ship.
+namespace torch::jit {
+TORCH_API void overrideCanFuseOnCPU(bool value);
+TORCH_API bool canFuseOnCPU();
+}  // namespace torch::jit
+
+namespace tsrepro {
+namespace {
+
+using torch::jit::Graph;
+
+struct ProfiledFunction : PreparedGraph {
+  ProfiledFunction(std::shared_ptr<Graph> graph, size_t output_count, const JitSwitches& switches)
+      : function("tsrepro_candidate", std::move(graph), nullptr), outputs(output_count), switches(switches) {}
+
+  std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) override {
+    ScopedJitSwitches scope(switches);
+    torch::jit::Stack stack(std::move(inputs));
+    function.run(stack);
+    if (auto optimized = torch::jit::lastExecutedOptimizedGraph()) executed = optimized->toString(false);
+    return unpack(stack.at(0));
+  }
+
+  std::string executed_graph() const override { return executed; }
+
+  // The executor needs exactly one output: several were packed into a tuple before compiling.
+  std::vector<c10::IValue> unpack(const c10::IValue& packed) const {
+    if (outputs == 1) return {packed};
+    return packed.toTupleRef().elements().vec();
+  }
+
+  torch::jit::GraphFunction function;
+  size_t outputs;
+  JitSwitches switches;
+  std::string executed;
+};
+
+std::shared_ptr<Graph> with_single_output(const std::shared_ptr<Graph>& original) {
+  auto graph = original->copy();
+  if (graph->outputs().size() == 1) return graph;
+  std::vector<torch::jit::Value*> outputs(graph->outputs().begin(), graph->outputs().end());
+  auto* tuple = graph->insertNode(graph->createTuple(outputs));
+  while (!graph->outputs().empty()) graph->eraseOutput(0);
+  graph->registerOutput(tuple->output());
+  return graph;
+}
+
+}  // namespace
+
+struct ScopedJitSwitches::Saved {
+  bool can_fuse_on_cpu, te_fuser, inlining, dynamic_shapes, reductions, must_use_llvm, executor_mode, profiling_mode;
+  bool optimize;
+  torch::jit::FusionStrategy strategy;
+};
+
+ScopedJitSwitches::ScopedJitSwitches(const JitSwitches& s)
+    : saved_(new Saved{torch::jit::canFuseOnCPU(), torch::jit::tensorExprFuserEnabled(), torch::jit::getFusionGroupInlining(),
+                       torch::jit::tensorExprDynamicShapeFusionEnabled(), torch::jit::texprReductionsEnabled(),
+                       torch::jit::tensorexpr::getTEMustUseLLVMOnCPU(), torch::jit::getExecutorMode().load(),
+                       torch::jit::getProfilingMode().load(), torch::jit::getGraphExecutorOptimize(),
+                       torch::jit::getFusionStrategy()}) {
+  torch::jit::getExecutorMode() = true;
+  torch::jit::getProfilingMode() = true;
+  torch::jit::setGraphExecutorOptimize(true);
+  torch::jit::overrideCanFuseOnCPU(s.fuse_on_cpu);
+  torch::jit::setTensorExprFuserEnabled(s.te_fuser);
+  torch::jit::debugSetFusionGroupInlining(s.fusion_group_inlining);
+  torch::jit::setTensorExprDynamicShapeFusionEnabled(s.dynamic_shape_fusion);
+  torch::jit::setTexprReductionsEnabled(s.reductions);
+  // This libtorch has no LLVM: NNC's kernels must fall back to its IR interpreter.
+  torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = false;
+  if (s.strategy) {
+    torch::jit::FusionStrategy strategy = {
+        {*s.strategy == "dynamic" ? torch::jit::FusionBehavior::DYNAMIC : torch::jit::FusionBehavior::STATIC, 2}};
+    torch::jit::setFusionStrategy(strategy);
+  }
+}
+
+ScopedJitSwitches::~ScopedJitSwitches() {
+  torch::jit::overrideCanFuseOnCPU(saved_->can_fuse_on_cpu);
+  torch::jit::setTensorExprFuserEnabled(saved_->te_fuser);
+  torch::jit::debugSetFusionGroupInlining(saved_->inlining);
+  torch::jit::setTensorExprDynamicShapeFusionEnabled(saved_->dynamic_shapes);
+  torch::jit::setTexprReductionsEnabled(saved_->reductions);
+  torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = saved_->must_use_llvm;
+  torch::jit::getExecutorMode() = saved_->executor_mode;
+  torch::jit::getProfilingMode() = saved_->profiling_mode;
+  torch::jit::setGraphExecutorOptimize(saved_->optimize);
+  torch::jit::setFusionStrategy(saved_->strategy);
+}
+
+std::unique_ptr<PreparedGraph> prepare_with_profiling_executor(std::shared_ptr<Graph> graph,
+                                                               const std::vector<c10::IValue>& sample_inputs,
+                                                               const JitSwitches& switches) {
+  const size_t output_count = graph->outputs().size();
+  auto prepared = std::make_unique<ProfiledFunction>(with_single_output(graph), output_count, switches);
+  ScopedJitSwitches scope(switches);
+  // Profiling runs record shapes and dtypes; the plan asked for afterwards is the optimized one.
+  for (size_t i = 0; i < torch::jit::getNumProfiledRuns(); ++i) {
+    torch::jit::Stack stack(clone_values(sample_inputs));
+    prepared->function.run(stack);
+  }
+  torch::jit::Stack stack(clone_values(sample_inputs));
+  prepared->function.get_executor().getPlanFor(stack, torch::jit::getBailoutDepth());
+  return prepared;
+}
+
+bool option_flag(const BackendOptions& options, const std::string& key, bool fallback) {
+  auto found = options.find(key);
+  if (found == options.end()) return fallback;
+  if (found->second == "1" || found->second == "true" || found->second == "on") return true;
+  if (found->second == "0" || found->second == "false" || found->second == "off") return false;
+  throw UserError("--backend-opt " + key + "=" + found->second + ": expected 0 or 1");
+}
+
+}  // namespace tsrepro

@@ -1,0 +1,46 @@
+#pragma once
+// The profiling graph executor as a PreparedGraph: shared by the jit, nnc and ofi backends,
+// which differ only in the global JIT switches they set and the passes they run first.
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "tsrepro/backend.h"
+
+namespace tsrepro {
+
+// The process-wide JIT switches a backend needs. They are applied around every compile and run
+// and restored after, because one worker serves many backends in turn.
+struct JitSwitches {
+  bool fuse_on_cpu = false;         // overrideCanFuseOnCPU: NNC on the CPU
+  bool te_fuser = true;             // setTensorExprFuserEnabled
+  bool fusion_group_inlining = true;
+  bool dynamic_shape_fusion = false;
+  bool reductions = false;          // setTexprReductionsEnabled
+  std::optional<std::string> strategy;  // "static" or "dynamic" (fusion strategy, depth 2)
+};
+
+// Applies `switches` for its lifetime.
+class ScopedJitSwitches {
+ public:
+  explicit ScopedJitSwitches(const JitSwitches& switches);
+  ~ScopedJitSwitches();
+  ScopedJitSwitches(const ScopedJitSwitches&) = delete;
+  ScopedJitSwitches& operator=(const ScopedJitSwitches&) = delete;
+
+ private:
+  struct Saved;
+  std::unique_ptr<Saved> saved_;
+};
+
+// Compiles `graph` with the profiling executor: runs the profiling runs on `sample_inputs`,
+// then asks for the optimized plan (where fusers and other passes run: the compile phase).
+std::unique_ptr<PreparedGraph> prepare_with_profiling_executor(std::shared_ptr<torch::jit::Graph> graph,
+                                                               const std::vector<c10::IValue>& sample_inputs,
+                                                               const JitSwitches& switches);
+
+// Reads a 0/1 option; throws UserError on anything else.
+bool option_flag(const BackendOptions& options, const std::string& key, bool fallback);
+
+}  // namespace tsrepro

@@ -1,0 +1,280 @@
+// Case directory I/O: case.json + graph.ir + inputs.pt, always written atomically.
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <torch/script.h>
+#include <torch/csrc/jit/ir/irparser.h>
+#include <torch/version.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+#include <unistd.h>
+
+#include "runner/torch_save_reader.h"
+#include "tsrepro/case.h"
+#include "tsrepro/compare.h"
+#include "tsrepro/error.h"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace tsrepro {
+namespace {
+
+std::string first_line(const std::string& text) {
+  auto end = text.find('\n');
+  return end == std::string::npos ? text : text.substr(0, end);
+}
+
+std::string read_text_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(path.string() + ": cannot open for reading");
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
+}
+
+void write_file(const fs::path& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  out.close();
+  if (!out) throw UserError(path.string() + ": cannot write");
+}
+
+json optional_double(const std::optional<double>& v) { return v ? json(*v) : json(nullptr); }
+
+std::optional<double> double_or_none(const json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<double>();
+}
+
+json expected_to_json(const ExpectedFailure& e) {
+  return {{"ref", e.ref}, {"backend", e.backend}, {"options", e.options},
+          {"kind", e.kind}, {"signature", e.signature}};
+}
+
+ExpectedFailure expected_from_json(const json& j) {
+  ExpectedFailure e;
+  e.ref = j.value("ref", "eager");
+  e.backend = j.value("backend", "");
+  e.options = j.value("options", json::object());
+  e.kind = j.value("kind", "");
+  e.signature = j.value("signature", "");
+  return e;
+}
+
+void count_nodes_in(const torch::jit::Block* block, size_t& count) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    if (node->kind() != c10::prim::Constant) ++count;
+    for (const torch::jit::Block* inner : node->blocks()) count_nodes_in(inner, count);
+  }
+}
+
+// A unique sibling of `dir`, so the final rename stays on one file system.
+fs::path temporary_sibling(const fs::path& dir) {
+  std::random_device random;
+  std::ostringstream name;
+  name << "." << dir.filename().string() << ".tmp-" << ::getpid() << "-" << std::hex << random();
+  return dir.parent_path() / name.str();
+}
+
+}  // namespace
+
+std::string graph_to_ir(const torch::jit::Graph& graph) { return graph.toString(false); }
+
+std::shared_ptr<torch::jit::Graph> graph_from_ir(const std::string& text, const std::string& origin) {
+  auto graph = std::make_shared<torch::jit::Graph>();
+  try {
+    torch::jit::parseIR(text, graph.get());
+    graph->lint();
+  } catch (const c10::Error& e) {
+    throw UserError(origin + ": IR syntax error: " + first_line(e.what_without_backtrace()));
+  } catch (const std::exception& e) {
+    throw UserError(origin + ": IR syntax error: " + first_line(e.what()));
+  }
+  return graph;
+}
+
+size_t count_compute_nodes(const torch::jit::Graph& graph) {
+  size_t count = 0;
+  count_nodes_in(graph.block(), count);
+  return count;
+}
+
+InputSpec spec_from_value(const std::string& name, const c10::IValue& value) {
+  InputSpec spec;
+  spec.name = name;
+  if (value.isTensor()) {
+    const at::Tensor& t = value.toTensor();
+    spec.kind = "tensor";
+    spec.dtype = dtype_name(t.scalar_type());
+    spec.sizes = t.sizes().vec();
+    spec.strides = t.strides().vec();
+    spec.storage_offset = t.storage_offset();
+    spec.device = t.device().str();
+    spec.requires_grad = t.requires_grad();
+    if (t.numel() > 0 && !t.is_complex()) {
+      at::Tensor finite = t.detach().to(at::kCPU).to(at::kDouble);
+      finite = finite.masked_select(finite.isfinite());
+      if (finite.numel() > 0) {
+        spec.min = finite.min().item<double>();
+        spec.max = finite.max().item<double>();
+      }
+    }
+  } else if (value.isInt()) {
+    spec.kind = "int";
+    spec.value = value.toInt();
+  } else if (value.isDouble()) {
+    spec.kind = "float";
+    spec.value = value.toDouble();
+  } else if (value.isBool()) {
+    spec.kind = "bool";
+    spec.value = value.toBool();
+  } else if (value.isNone()) {
+    spec.kind = "none";
+  } else if (value.isIntList()) {
+    spec.kind = "int[]";
+    spec.value = value.toIntVector();
+  } else {
+    spec.kind = "other";
+    spec.dtype = value.tagKind();
+  }
+  return spec;
+}
+
+json spec_to_json(const InputSpec& s) {
+  json j = {{"name", s.name}, {"kind", s.kind}};
+  if (s.kind == "tensor") {
+    j["dtype"] = s.dtype;
+    j["sizes"] = s.sizes;
+    j["strides"] = s.strides;
+    j["storage_offset"] = s.storage_offset;
+    j["device"] = s.device;
+    j["requires_grad"] = s.requires_grad;
+    j["min"] = optional_double(s.min);
+    j["max"] = optional_double(s.max);
+  } else if (s.kind == "other") {
+    j["type"] = s.dtype;
+  } else if (!s.value.is_null()) {
+    j["value"] = s.value;
+  }
+  j["lifted"] = s.lifted;
+  if (s.lifted) j["lifted_from"] = s.lifted_from;
+  return j;
+}
+
+InputSpec spec_from_json(const json& j, const std::string& origin) {
+  try {
+    InputSpec s;
+    s.name = j.at("name").get<std::string>();
+    s.kind = j.at("kind").get<std::string>();
+    if (s.kind == "tensor") {
+      s.dtype = j.at("dtype").get<std::string>();
+      s.sizes = j.at("sizes").get<std::vector<int64_t>>();
+      s.strides = j.value("strides", std::vector<int64_t>{});
+      s.storage_offset = j.value("storage_offset", int64_t{0});
+      s.device = j.value("device", "cpu");
+      s.requires_grad = j.value("requires_grad", false);
+      s.min = double_or_none(j, "min");
+      s.max = double_or_none(j, "max");
+    } else if (s.kind == "other") {
+      s.dtype = j.value("type", "");
+    } else if (j.contains("value")) {
+      s.value = j.at("value");
+    }
+    s.lifted = j.value("lifted", false);
+    s.lifted_from = j.value("lifted_from", "");
+    return s;
+  } catch (const json::exception& e) {
+    throw UserError(origin + ": bad input spec: " + e.what());
+  }
+}
+
+Case load_case(const std::string& dir_name) {
+  const fs::path dir(dir_name);
+  if (!fs::is_directory(dir)) throw UserError(dir_name + ": not a case directory (no such directory)");
+  const fs::path json_path = dir / "case.json";
+  if (!fs::exists(json_path)) throw UserError(json_path.string() + ": missing (not a case directory?)");
+
+  json meta;
+  try {
+    meta = json::parse(read_text_file(json_path));
+  } catch (const json::exception& e) {
+    throw UserError(json_path.string() + ": not valid JSON: " + e.what());
+  }
+  if (meta.value("format", "") != kCaseFormatName)
+    throw UserError(json_path.string() + ": not a tsrepro case (format is not \"tsrepro-case\")");
+  if (meta.value("version", 0) > kCaseFormatVersion)
+    throw UserError(json_path.string() + ": case format version " + std::to_string(meta.value("version", 0)) +
+                    " is newer than this tsrepro understands (" + std::to_string(kCaseFormatVersion) + ")");
+
+  Case c;
+  const fs::path ir_path = dir / "graph.ir";
+  c.graph = graph_from_ir(read_text_file(ir_path), ir_path.string());
+  for (const json& spec : meta.value("inputs", json::array()))
+    c.inputs.push_back(spec_from_json(spec, json_path.string()));
+  if (c.inputs.size() != c.graph->inputs().size())
+    throw UserError(json_path.string() + ": lists " + std::to_string(c.inputs.size()) + " inputs but graph.ir takes " +
+                    std::to_string(c.graph->inputs().size()));
+  if (meta.contains("expected_failure") && meta["expected_failure"].is_object())
+    c.expected = expected_from_json(meta["expected_failure"]);
+  c.comparison = meta.value("comparison", json::object());
+  c.provenance = meta.value("provenance", json::object());
+
+  const fs::path inputs_path = dir / "inputs.pt";
+  if (meta.value("real_inputs", true)) {
+    c10::IValue stored = read_torch_save(inputs_path.string());
+    if (!stored.isTuple()) throw UserError(inputs_path.string() + ": expected a tuple of input values");
+    c.values = stored.toTupleRef().elements().vec();
+    if (c.values->size() != c.inputs.size())
+      throw UserError(inputs_path.string() + ": holds " + std::to_string(c.values->size()) + " values but the graph takes " +
+                      std::to_string(c.inputs.size()));
+  }
+  return c;
+}
+
+void write_case(const Case& c, const std::string& dir_name, bool replace) {
+  const fs::path dir = fs::absolute(dir_name).lexically_normal();
+  if (fs::exists(dir) && !replace) throw UserError(dir_name + ": already exists (choose another -o or remove it)");
+  std::error_code ec;
+  fs::create_directories(dir.parent_path(), ec);
+  if (ec) throw UserError(dir_name + ": cannot create parent directory: " + ec.message());
+
+  json meta = {{"format", kCaseFormatName},
+               {"version", kCaseFormatVersion},
+               {"tsrepro_version", TSREPRO_VERSION},
+               {"torch_version", TORCH_VERSION},
+               {"real_inputs", c.values.has_value()},
+               {"compute_nodes", count_compute_nodes(*c.graph)},
+               {"comparison", c.comparison},
+               {"provenance", c.provenance}};
+  meta["inputs"] = json::array();
+  for (const InputSpec& spec : c.inputs) meta["inputs"].push_back(spec_to_json(spec));
+  meta["expected_failure"] = c.expected ? expected_to_json(*c.expected) : json(nullptr);
+
+  const fs::path staging = temporary_sibling(dir);
+  if (!fs::create_directory(staging, ec) || ec)
+    throw UserError(dir_name + ": cannot write here: " + (ec ? ec.message() : "cannot create a directory"));
+  try {
+    write_file(staging / "graph.ir", graph_to_ir(*c.graph));
+    if (c.values) {
+      std::vector<char> bytes = torch::jit::pickle_save(c10::ivalue::Tuple::create(*c.values));
+      write_file(staging / "inputs.pt", std::string(bytes.begin(), bytes.end()));
+    }
+    write_file(staging / "case.json", meta.dump(2) + "\n");
+    if (fs::exists(dir)) {
+      const fs::path old = temporary_sibling(dir);
+      fs::rename(dir, old);
+      fs::rename(staging, dir);
+      fs::remove_all(old);
+    } else {
+      fs::rename(staging, dir);
+    }
+  } catch (...) {
+    fs::remove_all(staging, ec);
+    throw;
+  }
+}
+
+}  // namespace tsrepro

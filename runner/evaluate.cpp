@@ -1,0 +1,306 @@
+// Judging one candidate: reference run, tested backend (compile, run, backward), comparison.
+
+#include <chrono>
+#include <cxxabi.h>
+#include <filesystem>
+#include <regex>
+
+#include <torch/script.h>
+
+#include "runner/evaluate.h"
+#include "tsrepro/error.h"
+
+using nlohmann::json;
+
+namespace tsrepro {
+namespace {
+
+struct ExceptionInfo {
+  std::string type;
+  std::string message;
+};
+
+std::string demangled(const char* name) {
+  int status = 0;
+  char* readable = abi::__cxa_demangle(name, nullptr, nullptr, &status);
+  std::string result = status == 0 && readable ? readable : name;
+  std::free(readable);
+  return result;
+}
+
+// The interpreter wraps an op's error in a TorchScript traceback; the last "XError: ..." line
+// of it is the error itself, and its type is the one Python would raise.
+ExceptionInfo unwrap_interpreter_traceback(ExceptionInfo info) {
+  if (info.message.find("The following operation failed in the TorchScript interpreter") == std::string::npos)
+    return info;
+  static const std::regex error_line("(^|\\n)([A-Za-z_.]*Error): ");
+  std::smatch last;
+  for (auto it = std::sregex_iterator(info.message.begin(), info.message.end(), error_line); it != std::sregex_iterator(); ++it)
+    last = *it;
+  if (last.empty()) return info;
+  const auto start = static_cast<size_t>(last.position(0) + last.length(0));
+  return {last[2].str(), info.message.substr(start)};
+}
+
+ExceptionInfo describe_current_exception() {
+  try {
+    throw;
+  } catch (const c10::IndexError& e) {
+    return unwrap_interpreter_traceback({"IndexError", e.what_without_backtrace()});
+  } catch (const c10::ValueError& e) {
+    return unwrap_interpreter_traceback({"ValueError", e.what_without_backtrace()});
+  } catch (const c10::TypeError& e) {
+    return unwrap_interpreter_traceback({"TypeError", e.what_without_backtrace()});
+  } catch (const c10::NotImplementedError& e) {
+    return unwrap_interpreter_traceback({"NotImplementedError", e.what_without_backtrace()});
+  } catch (const c10::OutOfMemoryError& e) {
+    return unwrap_interpreter_traceback({"OutOfMemoryError", e.what_without_backtrace()});
+  } catch (const c10::Error& e) {
+    return unwrap_interpreter_traceback({"RuntimeError", e.what_without_backtrace()});
+  } catch (const std::exception& e) {
+    return unwrap_interpreter_traceback({demangled(typeid(e).name()), e.what()});
+  } catch (...) {
+    return {"unknown", "an exception that is not a std::exception"};
+  }
+}
+
+Verdict exception_verdict(const std::string& phase) {
+  ExceptionInfo info = describe_current_exception();
+  Verdict v;
+  v.status = Status::Exception;
+  v.phase = phase;
+  v.signature = exception_signature(phase, info.type, info.message);
+  v.message = info.type + ": " + info.message;
+  return v;
+}
+
+Verdict invalid_verdict(const std::string& what) {
+  ExceptionInfo info = describe_current_exception();
+  Verdict v;
+  v.status = Status::Invalid;
+  v.phase = "ref";
+  v.message = what + ": " + info.type + ": " + info.message;
+  return v;
+}
+
+bool is_floating_tensor(const c10::IValue& v) { return v.isTensor() && v.toTensor().is_floating_point(); }
+
+// Fresh copies for every run (ops may mutate their inputs); in backward mode floating tensors
+// become leaves that require grad.
+std::vector<c10::IValue> fresh_inputs(const std::vector<c10::IValue>& inputs, bool backward) {
+  std::vector<c10::IValue> copy = clone_values(inputs);
+  if (backward)
+    for (c10::IValue& v : copy)
+      if (is_floating_tensor(v)) v = v.toTensor().detach().requires_grad_(true);
+  return copy;
+}
+
+// torch._dynamo.testing.reduce_to_scalar_loss: mean of each floating tensor, averaged.
+c10::optional<at::Tensor> reduce_to_scalar_loss(const c10::IValue& out) {
+  if (out.isTensor()) {
+    const at::Tensor& t = out.toTensor();
+    if (!t.is_floating_point() || t.numel() == 0 || !t.requires_grad()) return c10::nullopt;
+    return t.sum() / t.numel();
+  }
+  std::vector<c10::IValue> items;
+  if (out.isTuple()) items = out.toTupleRef().elements().vec();
+  else if (out.isList()) items = out.toListRef().vec();
+  c10::optional<at::Tensor> total;
+  for (const c10::IValue& item : items) {
+    auto part = reduce_to_scalar_loss(item);
+    if (part) total = total ? *total + *part : *part;
+  }
+  if (total && !items.empty()) *total = *total / static_cast<double>(items.size());
+  return total;
+}
+
+// Backpropagates the scalar loss of `outputs`; returns d loss / d input for every input
+// (None for inputs without a gradient).
+std::vector<c10::IValue> input_gradients(const std::vector<c10::IValue>& outputs, const std::vector<c10::IValue>& inputs) {
+  auto loss = reduce_to_scalar_loss(c10::ivalue::Tuple::create(outputs));
+  if (loss) loss->backward();
+  std::vector<c10::IValue> grads;
+  for (const c10::IValue& v : inputs) {
+    if (is_floating_tensor(v) && v.toTensor().grad().defined()) grads.push_back(v.toTensor().grad());
+    else grads.push_back(c10::IValue());
+  }
+  return grads;
+}
+
+struct SideResult {
+  std::vector<c10::IValue> outputs;
+  std::vector<c10::IValue> grads;
+};
+
+SideResult run_reference(Backend& backend, const BackendInput& input, const std::vector<c10::IValue>& inputs, bool backward) {
+  std::vector<c10::IValue> run_inputs = fresh_inputs(inputs, backward);
+  auto prepared = backend.prepare(input, fresh_inputs(inputs, backward));
+  SideResult result{prepared->run(run_inputs), {}};
+  if (backward) result.grads = input_gradients(result.outputs, run_inputs);
+  return result;
+}
+
+std::vector<c10::IValue> detached(const std::vector<c10::IValue>& values) {
+  std::vector<c10::IValue> out;
+  for (const c10::IValue& v : values) out.push_back(v.isTensor() ? c10::IValue(v.toTensor().detach()) : v);
+  return out;
+}
+
+// Outputs followed by gradients (paths "grad.<i>"), so one comparison covers both.
+CompareResult compare_sides(const SideResult& ref, const SideResult& res, const SideResult* fp64, const CompareOptions& options) {
+  CompareResult forward = compare_outputs(detached(ref.outputs), detached(res.outputs),
+                                          fp64 ? &fp64->outputs : nullptr, options);
+  if (ref.grads.empty()) return forward;
+  CompareResult grads = compare_outputs(ref.grads, res.grads, fp64 && !fp64->grads.empty() ? &fp64->grads : nullptr, options);
+  for (OutputDiff d : grads.outputs) {
+    d.path = "grad." + d.path;
+    forward.outputs.push_back(d);
+  }
+  forward.same = forward.same && grads.same;
+  return forward;
+}
+
+std::vector<c10::IValue> to_fp64(const std::vector<c10::IValue>& values) {
+  std::vector<c10::IValue> out;
+  for (const c10::IValue& v : values) out.push_back(cast_floating_to_fp64(v));
+  return out;
+}
+
+std::string describe_diff(const OutputDiff& d) {
+  std::ostringstream text;
+  text << "output " << d.path << " (" << d.dtype << "): max_abs " << d.max_abs << ", max_rel " << d.max_rel;
+  if (!d.reason.empty()) text << ": " << d.reason;
+  return text.str();
+}
+
+}  // namespace
+
+json compare_options_to_json(const CompareOptions& o) {
+  return {{"tol", o.tol}, {"cos_similarity", o.cos_similarity}, {"equal_nan", o.equal_nan},
+          {"exact_dtype", o.exact_dtype}, {"ignore_non_fp", o.ignore_non_fp}};
+}
+
+CompareOptions compare_options_from_json(const json& j) {
+  CompareOptions o;
+  o.tol = j.value("tol", o.tol);
+  o.cos_similarity = j.value("cos_similarity", o.cos_similarity);
+  o.equal_nan = j.value("equal_nan", o.equal_nan);
+  o.exact_dtype = j.value("exact_dtype", o.exact_dtype);
+  o.ignore_non_fp = j.value("ignore_non_fp", o.ignore_non_fp);
+  return o;
+}
+
+json request_to_json(const EvalRequest& r) {
+  json specs = json::array();
+  for (const InputSpec& s : r.specs) specs.push_back(spec_to_json(s));
+  return {{"graph_ir", r.graph_ir}, {"specs", specs},         {"inputs_path", r.inputs_path},
+          {"seed", r.seed},         {"ref", r.ref},           {"backend", r.backend},
+          {"backend_options", r.backend_options},             {"device", r.device},
+          {"compare", compare_options_to_json(r.compare)},    {"backward", r.backward},
+          {"explain", r.explain}};
+}
+
+EvalRequest request_from_json(const json& j) {
+  EvalRequest r;
+  r.graph_ir = j.at("graph_ir").get<std::string>();
+  for (const json& s : j.at("specs")) r.specs.push_back(spec_from_json(s, "request"));
+  r.inputs_path = j.value("inputs_path", "");
+  r.seed = j.value("seed", kDefaultFakeSeed);
+  r.ref = j.value("ref", "eager");
+  r.backend = j.at("backend").get<std::string>();
+  r.backend_options = j.value("backend_options", BackendOptions{});
+  r.device = j.value("device", "cpu");
+  r.compare = compare_options_from_json(j.value("compare", json::object()));
+  r.backward = j.value("backward", false);
+  r.explain = j.value("explain", false);
+  return r;
+}
+
+std::vector<c10::IValue> Evaluator::load_inputs(const EvalRequest& request) {
+  if (request.inputs_path.empty()) return make_fake_inputs(request.specs, request.seed);
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const auto stamp = fs::last_write_time(request.inputs_path, ec).time_since_epoch().count();
+  const std::string key = request.inputs_path + "@" + std::to_string(stamp);
+  auto cached = inputs_by_path_.find(key);
+  if (cached != inputs_by_path_.end()) return cached->second;
+  std::vector<c10::IValue> values = read_input_values(request.inputs_path);
+  if (inputs_by_path_.size() > 64) inputs_by_path_.clear();  // bounded: candidates come and go
+  inputs_by_path_[key] = values;
+  return values;
+}
+
+Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_stage) {
+  const auto started = std::chrono::steady_clock::now();
+  auto finish = [&](Verdict v) {
+    v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    return v;
+  };
+
+  const c10::Device device(request.device);
+  BackendInput input{graph_from_ir(request.graph_ir, "candidate graph"), {}};
+  for (const InputSpec& spec : request.specs) input.lifted.push_back(spec.lifted);
+  if (!device.is_cpu()) graph_constants_to_device(*input.graph, device);
+  std::vector<c10::IValue> inputs = values_to_device(load_inputs(request), device);
+  if (inputs.size() != input.graph->inputs().size())
+    throw UserError("inputs: the graph takes " + std::to_string(input.graph->inputs().size()) + " inputs, got " +
+                    std::to_string(inputs.size()));
+  auto reference = make_backend(request.ref, {});
+  auto tested = make_backend(request.backend, request.backend_options);
+
+  on_stage("ref");
+  SideResult ref;
+  try {
+    ref = run_reference(*reference, input, inputs, request.backward);
+  } catch (...) {
+    return finish(invalid_verdict("the reference (" + request.ref + ") fails on this graph"));
+  }
+
+  on_stage("compile");
+  std::unique_ptr<PreparedGraph> prepared;
+  try {
+    prepared = tested->prepare(input, fresh_inputs(inputs, request.backward));
+  } catch (...) {
+    return finish(exception_verdict("compile"));
+  }
+  on_stage("run");
+  SideResult res;
+  std::vector<c10::IValue> run_inputs = fresh_inputs(inputs, request.backward);
+  try {
+    res.outputs = prepared->run(run_inputs);
+  } catch (...) {
+    return finish(exception_verdict("run"));
+  }
+  if (request.backward) {
+    on_stage("backward");
+    try {
+      res.grads = input_gradients(res.outputs, run_inputs);
+    } catch (...) {
+      return finish(exception_verdict("backward"));
+    }
+  }
+
+  Verdict verdict;
+  if (request.explain) verdict.backend_graph = prepared->executed_graph();
+  CompareResult comparison = compare_sides(ref, res, nullptr, request.compare);
+  if (!comparison.same) {
+    // Only now is the fp64 run worth its cost: it can excuse a float32 result that is merely noisy.
+    on_stage("fp64");
+    try {
+      SideResult fp64 = run_reference(*reference, input, to_fp64(inputs), request.backward);
+      comparison = compare_sides(ref, res, &fp64, request.compare);
+    } catch (...) {
+      // No fp64 reference for this graph (dtype-specific ops): judge by allclose alone, as same() does.
+    }
+  }
+  verdict.outputs = comparison.outputs;
+  if (const OutputDiff* worst = comparison.first_failure()) {
+    verdict.status = Status::Accuracy;
+    verdict.phase = "run";
+    verdict.signature = accuracy_signature(worst->dtype);
+    verdict.message = describe_diff(*worst);
+  }
+  return finish(verdict);
+}
+
+}  // namespace tsrepro

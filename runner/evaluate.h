@@ -1,0 +1,55 @@
+#pragma once
+// One candidate, judged: run the reference and the tested backend on the same inputs and say
+// whether, and how, the tested backend fails. This runs inside a tsrepro-runner worker; the
+// parent talks to it through runner/worker_client.h.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "runner/inputs.h"
+#include "tsrepro/backend.h"
+#include "tsrepro/compare.h"
+#include "tsrepro/verdict.h"
+
+namespace tsrepro {
+
+struct EvalRequest {
+  std::string graph_ir;
+  std::vector<InputSpec> specs;
+  std::string inputs_path;  // inputs.pt with real values; empty: fake inputs from the specs
+  uint64_t seed = kDefaultFakeSeed;
+  std::string ref = "eager";
+  std::string backend;
+  BackendOptions backend_options;
+  std::string device = "cpu";
+  CompareOptions compare;
+  bool backward = false;  // also compare input gradients of a scalar loss
+  bool explain = false;   // return the graph the backend executed
+};
+
+nlohmann::json request_to_json(const EvalRequest& request);
+EvalRequest request_from_json(const nlohmann::json& j);
+
+nlohmann::json compare_options_to_json(const CompareOptions& options);
+CompareOptions compare_options_from_json(const nlohmann::json& j);
+
+// Where the evaluation is, announced before each step so that a parent can tell which side
+// crashed or hung: "ref", "fp64", "compile", "run", "backward".
+using StageCallback = std::function<void(const std::string& stage)>;
+
+class Evaluator {
+ public:
+  // Throws UserError for a request that cannot be run at all (bad backend, unreadable inputs).
+  Verdict evaluate(const EvalRequest& request, const StageCallback& on_stage);
+
+ private:
+  std::vector<c10::IValue> load_inputs(const EvalRequest& request);
+  std::map<std::string, std::vector<c10::IValue>> inputs_by_path_;  // a worker reads each file once
+};
+
+}  // namespace tsrepro

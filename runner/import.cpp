@@ -1,0 +1,315 @@
+// `tsrepro import`: a saved module or IR text plus inputs become a self-contained Case.
+
+#include <fstream>
+#include <sstream>
+#include <unordered_map>
+
+#include <torch/script.h>
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/passes/inliner.h>
+
+#include "runner/import.h"
+#include "runner/inputs.h"
+#include "tsrepro/compare.h"
+#include "tsrepro/error.h"
+
+namespace tsrepro {
+namespace {
+
+using torch::jit::Block;
+using torch::jit::Graph;
+using torch::jit::Node;
+using torch::jit::Value;
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+bool looks_like_zip(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[4] = {};
+  in.read(magic, 4);
+  return in.gcount() == 4 && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// "self.layer1.conv.weight" -> "layer1_conv_weight": a name parseIR accepts as a value name.
+std::string input_name_for_path(const std::string& path) {
+  std::string name = path.rfind("self.", 0) == 0 ? path.substr(5) : path;
+  for (char& ch : name)
+    if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0]))) name = "p_" + name;
+  return name;
+}
+
+void collect_nodes_of_kind(Block* block, c10::Symbol kind, std::vector<Node*>& out) {
+  for (Node* node : block->nodes()) {
+    if (node->kind() == kind) out.push_back(node);
+    for (Block* inner : node->blocks()) collect_nodes_of_kind(inner, kind, out);
+  }
+}
+
+struct LiftedInput {
+  c10::IValue value;
+  std::string from;
+};
+
+// Replaces the module's attribute reads (prim::GetAttr chains rooted at %self) by graph inputs
+// for tensors and by constants for everything else, then drops %self. Unlike freeze_module this
+// keeps training-mode semantics (in-place buffer updates hit the lifted input) and leaves the
+// graph exactly as the program runs it: no folding, no loop unrolling.
+class AttributeLifter {
+ public:
+  AttributeLifter(const torch::jit::Module& module, std::shared_ptr<Graph> graph, std::string origin)
+      : graph_(std::move(graph)), origin_(std::move(origin)) {
+    Value* self = graph_->inputs().at(0);
+    objects_[self] = module._ivalue();
+    paths_[self] = "self";
+  }
+
+  std::vector<LiftedInput> lift() {
+    std::vector<Node*> reads;
+    collect_nodes_of_kind(graph_->block(), c10::prim::GetAttr, reads);
+    for (Node* read : reads) replace_read(read);
+    for (auto it = reads.rbegin(); it != reads.rend(); ++it)
+      if (!(*it)->output()->hasUses()) (*it)->destroy();
+    Value* self = graph_->inputs().at(0);
+    if (self->hasUses()) {
+      throw UserError(origin_ + ": the module is used as a value by '" + self->uses().at(0).user->kind().toQualString() +
+                      "' (attribute writes and calls that were not inlined are not supported)");
+    }
+    graph_->eraseInput(0);
+    return std::move(lifted_);
+  }
+
+ private:
+  void replace_read(Node* read) {
+    auto owner = objects_.find(read->input());
+    if (owner == objects_.end())
+      throw UserError(origin_ + ": attribute read from a value that is not the module: " + read->output()->debugName());
+    const std::string name = read->s(c10::attr::name);
+    const std::string path = paths_[read->input()] + "." + name;
+    c10::IValue attribute = owner->second.toObject()->getAttr(name);
+
+    if (attribute.isObject()) {  // a submodule: keep walking
+      objects_[read->output()] = attribute;
+      paths_[read->output()] = path;
+    } else if (attribute.isTensor()) {
+      read->output()->replaceAllUsesWith(input_for_tensor(attribute.toTensor(), path));
+    } else {
+      torch::jit::WithInsertPoint at_top(graph_->param_node()->next());
+      auto constant = torch::jit::tryInsertConstant(*graph_, attribute);
+      if (!constant)
+        throw UserError(origin_ + ": attribute " + path + " of type " + attribute.type()->repr_str() +
+                        " cannot become a constant");
+      read->output()->replaceAllUsesWith(*constant);
+    }
+  }
+
+  // One input per distinct tensor: tied weights stay tied.
+  Value* input_for_tensor(const at::Tensor& tensor, const std::string& path) {
+    auto known = inputs_by_impl_.find(tensor.unsafeGetTensorImpl());
+    if (known != inputs_by_impl_.end()) return known->second;
+    Value* input = graph_->addInput(input_name_for_path(path));
+    input->setType(c10::TensorType::get());
+    inputs_by_impl_[tensor.unsafeGetTensorImpl()] = input;
+    lifted_.push_back({tensor, path});
+    return input;
+  }
+
+  std::shared_ptr<Graph> graph_;
+  std::string origin_;
+  std::unordered_map<Value*, c10::IValue> objects_;
+  std::unordered_map<Value*, std::string> paths_;
+  std::unordered_map<const c10::TensorImpl*, Value*> inputs_by_impl_;
+  std::vector<LiftedInput> lifted_;
+};
+
+struct ImportedGraph {
+  std::shared_ptr<Graph> graph;
+  std::vector<LiftedInput> lifted;  // the last lifted.size() graph inputs
+};
+
+ImportedGraph graph_from_module(const ImportOptions& o) {
+  torch::jit::Module module;
+  try {
+    module = torch::jit::load(o.source);
+  } catch (const c10::Error& e) {
+    throw UserError(o.source + ": not a TorchScript archive: " + first_line(e.what_without_backtrace()));
+  }
+  auto method = module.find_method(o.method);
+  if (!method) throw UserError(o.source + ": the module has no method '" + o.method + "'");
+  auto graph = method->graph()->copy();
+  torch::jit::Inline(*graph);
+  std::vector<LiftedInput> lifted = AttributeLifter(module, graph, o.source).lift();
+  return {graph, std::move(lifted)};
+}
+
+ImportedGraph graph_from_ir_file(const ImportOptions& o) {
+  return {graph_from_ir(read_text(o.source), o.source), {}};
+}
+
+std::vector<std::string> split_top_level(const std::string& text) {
+  std::vector<std::string> items;
+  std::string current;
+  int depth = 0;
+  for (char ch : text) {
+    if (ch == '[' || ch == '(') ++depth;
+    if (ch == ']' || ch == ')') --depth;
+    if (ch == ',' && depth == 0) {
+      items.push_back(current);
+      current.clear();
+    } else if (!std::isspace(static_cast<unsigned char>(ch))) {
+      current += ch;
+    }
+  }
+  if (!current.empty()) items.push_back(current);
+  return items;
+}
+
+InputSpec parse_scalar_item(const std::string& item) {
+  const auto eq = item.find('=');
+  const std::string kind = item.substr(0, eq), text = item.substr(eq + 1);
+  InputSpec spec;
+  spec.kind = kind;
+  try {
+    if (kind == "int") spec.value = std::stoll(text);
+    else if (kind == "float") spec.value = std::stod(text);
+    else if (kind == "bool" && (text == "true" || text == "false")) spec.value = text == "true";
+    else throw std::invalid_argument(kind);
+  } catch (const std::exception&) {
+    throw UserError("--input-spec: cannot read '" + item + "' (scalars are int=V, float=V, bool=true|false)");
+  }
+  return spec;
+}
+
+InputSpec parse_tensor_item(const std::string& item) {
+  const auto colon = item.find(':');
+  if (colon == std::string::npos)
+    throw UserError("--input-spec: '" + item + "' needs SIZES:DTYPE, e.g. 2x3:float32 or 4:int64[0,10)");
+  InputSpec spec;
+  spec.kind = "tensor";
+  const std::string sizes = item.substr(0, colon);
+  std::string rest = item.substr(colon + 1);
+  const auto bracket = rest.find('[');
+  const std::string dtype = rest.substr(0, bracket);
+  spec.dtype = dtype_name(scalar_type_from_name(dtype, "--input-spec"));
+  if (sizes != "scalar") {
+    std::stringstream dims(sizes);
+    std::string dim;
+    while (std::getline(dims, dim, 'x')) {
+      try {
+        spec.sizes.push_back(std::stoll(dim));
+      } catch (const std::exception&) {
+        throw UserError("--input-spec: bad size '" + dim + "' in '" + item + "'");
+      }
+    }
+  }
+  const auto strides = c10::contiguous_strides(spec.sizes);
+  spec.strides.assign(strides.begin(), strides.end());
+  if (bracket != std::string::npos) {
+    const std::string range = rest.substr(bracket);  // "[lo,hi)" or "[lo,hi]"
+    const auto comma = range.find(',');
+    const bool closed = !range.empty() && range.back() == ']';
+    if (comma == std::string::npos || (range.back() != ')' && !closed))
+      throw UserError("--input-spec: bad range '" + range + "' (write [lo,hi) or [lo,hi])");
+    try {
+      spec.min = std::stod(range.substr(1, comma - 1));
+      spec.max = std::stod(range.substr(comma + 1, range.size() - comma - 2));
+    } catch (const std::exception&) {
+      throw UserError("--input-spec: bad range '" + range + "'");
+    }
+    const bool integral = spec.dtype != "float32" && spec.dtype != "float64" && spec.dtype != "float16" && spec.dtype != "bfloat16";
+    if (!closed && integral) *spec.max -= 1;  // [0,10) for ints means 0..9
+  }
+  return spec;
+}
+
+void check_spec_fits_graph(const Graph& graph, const std::vector<InputSpec>& specs, size_t user_inputs) {
+  if (specs.size() != user_inputs)
+    throw UserError("--input-spec: the graph takes " + std::to_string(user_inputs) + " inputs, the spec gives " +
+                    std::to_string(specs.size()));
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const bool graph_wants_tensor = graph.inputs()[i]->type()->cast<c10::TensorType>() != nullptr;
+    if (graph_wants_tensor != (specs[i].kind == "tensor"))
+      throw UserError("--input-spec: item " + std::to_string(i) + " is a " + specs[i].kind + " but graph input '" +
+                      graph.inputs()[i]->debugName() + "' is " + graph.inputs()[i]->type()->repr_str());
+  }
+}
+
+}  // namespace
+
+std::vector<InputSpec> parse_input_spec(const std::string& text) {
+  std::vector<InputSpec> specs;
+  for (const std::string& item : split_top_level(text))
+    specs.push_back(item.find('=') != std::string::npos ? parse_scalar_item(item) : parse_tensor_item(item));
+  return specs;
+}
+
+void lift_tensor_constants(Case& c) {
+  std::vector<Node*> constants;
+  collect_nodes_of_kind(c.graph->block(), c10::prim::Constant, constants);
+  for (Node* node : constants) {
+    if (!node->output()->type()->isSubtypeOf(*c10::TensorType::get())) continue;
+    at::Tensor value = torch::jit::toIValue(node->output())->toTensor();
+    Value* input = c.graph->addInput("const_" + std::to_string(c.inputs.size()));
+    input->setType(c10::TensorType::get());
+    node->output()->replaceAllUsesWith(input);
+    node->destroy();
+    InputSpec spec = spec_from_value(input->debugName(), value);
+    spec.lifted = true;
+    spec.lifted_from = "constant";
+    c.inputs.push_back(spec);
+    if (c.values) c.values->push_back(value);
+  }
+}
+
+Case import_case(const ImportOptions& o) {
+  if (!std::ifstream(o.source)) throw UserError(o.source + ": no such file");
+  if (o.inputs_path.empty() == o.input_spec.empty())
+    throw UserError("import: give exactly one of --inputs INPUTS.pt and --input-spec SPEC");
+
+  const bool is_archive = looks_like_zip(o.source);
+  if (!is_archive && read_text(o.source).rfind("graph(", 0) != 0)
+    throw UserError(o.source + ": neither a TorchScript archive (torch.jit.save) nor IR text starting with 'graph('");
+  ImportedGraph imported = is_archive ? graph_from_module(o) : graph_from_ir_file(o);
+
+  Case c;
+  c.graph = imported.graph;
+  const size_t user_inputs = c.graph->inputs().size() - imported.lifted.size();
+  if (!o.inputs_path.empty()) {
+    std::vector<c10::IValue> values = read_input_values(o.inputs_path);
+    check_values_fit_graph(*c.graph, user_inputs, values, o.inputs_path);
+    for (size_t i = 0; i < user_inputs; ++i) {
+      c.inputs.push_back(spec_from_value(c.graph->inputs()[i]->debugName(), values[i]));
+      if (values[i].isTensor()) values[i] = values[i].toTensor().detach();
+    }
+    c.values = std::move(values);
+  } else {
+    c.inputs = parse_input_spec(o.input_spec);
+    check_spec_fits_graph(*c.graph, c.inputs, user_inputs);
+    for (size_t i = 0; i < user_inputs; ++i) c.inputs[i].name = c.graph->inputs()[i]->debugName();
+  }
+  for (size_t i = 0; i < imported.lifted.size(); ++i) {
+    InputSpec spec = spec_from_value(c.graph->inputs()[user_inputs + i]->debugName(), imported.lifted[i].value);
+    spec.lifted = true;
+    spec.lifted_from = imported.lifted[i].from;
+    c.inputs.push_back(spec);
+    // Detached: parameters are inputs of a forward run here; --backward asks for gradients itself.
+    if (c.values) c.values->push_back(imported.lifted[i].value.toTensor().detach());
+  }
+  lift_tensor_constants(c);
+
+  c.provenance = {{"source", o.source},
+                  {"source_kind", is_archive ? "module" : "ir"},
+                  {"method", is_archive ? o.method : ""},
+                  {"imported_compute_nodes", count_compute_nodes(*c.graph)},
+                  {"fake_inputs", !c.values.has_value()}};
+  return c;
+}
+
+}  // namespace tsrepro

@@ -1,0 +1,29 @@
+#pragma once
+// `tsrepro import`: turn a saved TorchScript module or an IR file plus inputs into a Case.
+
+#include <string>
+#include <vector>
+
+#include "tsrepro/case.h"
+
+namespace tsrepro {
+
+struct ImportOptions {
+  std::string source;       // MODEL.pt (torch.jit.save archive) or GRAPH.ir (IR text)
+  std::string method = "forward";
+  std::string inputs_path;  // INPUTS.pt written by Python's torch.save; empty with input_spec
+  std::string input_spec;   // "1x3x8x8:float32,4:int64[0,10)": fake-shaped inputs only
+};
+
+// Throws UserError naming the file at fault.
+Case import_case(const ImportOptions& options);
+
+// Parses --input-spec. Items: SIZES:DTYPE[RANGE] for tensors ("2x3:float32", "4:int64[0,10)",
+// "scalar:float64"), or int=V, float=V, bool=V for scalars.
+std::vector<InputSpec> parse_input_spec(const std::string& text);
+
+// Turns every tensor-valued prim::Constant into a new graph input (parseIR cannot read tensor
+// constants back); appends their specs and values, marked lifted.
+void lift_tensor_constants(Case& c);
+
+}  // namespace tsrepro

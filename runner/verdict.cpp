@@ -1,0 +1,108 @@
+// Verdicts, their JSON form, and failure signatures.
+
+#include <csignal>
+#include <regex>
+
+#include "tsrepro/verdict.h"
+
+using nlohmann::json;
+
+namespace tsrepro {
+namespace {
+
+constexpr std::pair<Status, const char*> kStatusNames[] = {
+    {Status::Pass, "pass"},   {Status::Exception, "exception"}, {Status::Accuracy, "accuracy"},
+    {Status::Crash, "crash"}, {Status::Timeout, "timeout"},     {Status::Invalid, "invalid"}};
+
+std::string first_nonempty_line(const std::string& text) {
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (line.find_first_not_of(" \t\r") != std::string::npos) return line;
+    start = end + 1;
+  }
+  return "";
+}
+
+// Masks what differs between two sightings of the same bug: addresses, paths, numbers.
+std::string mask_variable_parts(std::string text) {
+  static const std::regex hex("0x[0-9a-fA-F]+");
+  static const std::regex path("(/[^\\s:'\"(),]+)+");
+  static const std::regex number("[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
+  text = std::regex_replace(text, hex, "0x?");
+  text = std::regex_replace(text, path, "<path>");
+  return std::regex_replace(text, number, "N");
+}
+
+json diff_to_json(const OutputDiff& d) {
+  return {{"path", d.path}, {"dtype", d.dtype}, {"ok", d.ok}, {"max_abs", d.max_abs},
+          {"max_rel", d.max_rel}, {"reason", d.reason}};
+}
+
+OutputDiff diff_from_json(const json& j) {
+  OutputDiff d;
+  d.path = j.value("path", "");
+  d.dtype = j.value("dtype", "");
+  d.ok = j.value("ok", true);
+  // JSON has no infinity: a null max_abs was an infinite (mismatched shape or type) difference.
+  d.max_abs = j.contains("max_abs") && j["max_abs"].is_number() ? j["max_abs"].get<double>() : INFINITY;
+  d.max_rel = j.contains("max_rel") && j["max_rel"].is_number() ? j["max_rel"].get<double>() : INFINITY;
+  d.reason = j.value("reason", "");
+  return d;
+}
+
+}  // namespace
+
+const char* status_name(Status s) {
+  for (const auto& [status, name] : kStatusNames)
+    if (status == s) return name;
+  return "unknown";
+}
+
+Status status_from_name(const std::string& name) {
+  for (const auto& [status, known] : kStatusNames)
+    if (name == known) return status;
+  throw std::invalid_argument("unknown verdict status '" + name + "'");
+}
+
+json verdict_to_json(const Verdict& v) {
+  json outputs = json::array();
+  for (const OutputDiff& d : v.outputs) outputs.push_back(diff_to_json(d));
+  json j = {{"status", status_name(v.status)}, {"phase", v.phase},     {"signature", v.signature},
+            {"message", v.message},            {"outputs", outputs},   {"seconds", v.seconds}};
+  if (!v.backend_graph.empty()) j["backend_graph"] = v.backend_graph;
+  return j;
+}
+
+Verdict verdict_from_json(const json& j) {
+  Verdict v;
+  v.status = status_from_name(j.at("status").get<std::string>());
+  v.phase = j.value("phase", "");
+  v.signature = j.value("signature", "");
+  v.message = j.value("message", "");
+  for (const json& d : j.value("outputs", json::array())) v.outputs.push_back(diff_from_json(d));
+  v.backend_graph = j.value("backend_graph", "");
+  v.seconds = j.value("seconds", 0.0);
+  return v;
+}
+
+std::string exception_signature(const std::string& phase, const std::string& type, const std::string& message) {
+  return "exception:" + phase + ":" + type + ": " + mask_variable_parts(first_nonempty_line(message));
+}
+
+std::string crash_signature(int signal_number) { return "crash:" + signal_name(signal_number); }
+
+std::string accuracy_signature(const std::string& dtype) { return "accuracy:" + dtype; }
+
+std::string signal_name(int signal_number) {
+  static const std::pair<int, const char*> kSignals[] = {
+      {SIGSEGV, "SIGSEGV"}, {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"}, {SIGILL, "SIGILL"},
+      {SIGKILL, "SIGKILL"}, {SIGTERM, "SIGTERM"}, {SIGTRAP, "SIGTRAP"}, {SIGSYS, "SIGSYS"}, {SIGPIPE, "SIGPIPE"}};
+  for (const auto& [number, name] : kSignals)
+    if (number == signal_number) return name;
+  return "signal " + std::to_string(signal_number);
+}
+
+}  // namespace tsrepro
