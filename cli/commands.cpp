@@ -60,6 +60,8 @@ void print_verdict(const Verdict& v, const RunOptions& o) {
 int import_command(const ImportOptions& options, const std::string& output_dir) {
   if (fs::exists(output_dir)) throw UserError(output_dir + ": already exists (choose another -o or remove it)");
   Case c = import_case(options);
+  RunnerProcess runner;
+  check_inputs_run(c, options.inputs_path.empty() ? "--input-spec" : options.inputs_path, runner);
   write_case(c, output_dir);
   size_t lifted = 0;
   for (const InputSpec& spec : c.inputs) lifted += spec.lifted;

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <regex>
 #include <sstream>
 
 #include <torch/script.h>
@@ -81,7 +82,11 @@ fs::path temporary_sibling(const fs::path& dir) {
 
 }  // namespace
 
-std::string graph_to_ir(const torch::jit::Graph& graph) { return graph.toString(false); }
+std::string graph_to_ir(const torch::jit::Graph& graph) {
+  // The printer writes a node without outputs as " = prim::If(...)"; parseIR wants no "=" there.
+  static const std::regex no_output_assignment("(^|\n)( *) = ");
+  return std::regex_replace(graph.toString(false), no_output_assignment, "$1$2");
+}
 
 std::shared_ptr<torch::jit::Graph> graph_from_ir(const std::string& text, const std::string& origin) {
   auto graph = std::make_shared<torch::jit::Graph>();

@@ -85,13 +85,21 @@ Verdict invalid_verdict(const std::string& what) {
 
 bool is_floating_tensor(const c10::IValue& v) { return v.isTensor() && v.toTensor().is_floating_point(); }
 
-// Fresh copies for every run (ops may mutate their inputs); in backward mode floating tensors
-// become leaves that require grad.
-std::vector<c10::IValue> fresh_inputs(const std::vector<c10::IValue>& inputs, bool backward) {
+// Which inputs get gradients in --backward mode: every floating user input, and the lifted
+// ones that required grad in the module (parameters, not buffers such as running stats).
+std::vector<bool> gradient_inputs(const std::vector<InputSpec>& specs, bool backward) {
+  std::vector<bool> wanted;
+  for (const InputSpec& spec : specs) wanted.push_back(backward && (!spec.lifted || spec.requires_grad));
+  return wanted;
+}
+
+// Fresh copies for every run (ops may mutate their inputs); in backward mode the inputs that
+// get gradients become leaves that require grad.
+std::vector<c10::IValue> fresh_inputs(const std::vector<c10::IValue>& inputs, const std::vector<bool>& with_grad) {
   std::vector<c10::IValue> copy = clone_values(inputs);
-  if (backward)
-    for (c10::IValue& v : copy)
-      if (is_floating_tensor(v)) v = v.toTensor().detach().requires_grad_(true);
+  for (size_t i = 0; i < copy.size(); ++i)
+    if (i < with_grad.size() && with_grad[i] && is_floating_tensor(copy[i]))
+      copy[i] = copy[i].toTensor().detach().requires_grad_(true);
   return copy;
 }
 
@@ -132,10 +140,12 @@ struct SideResult {
   std::vector<c10::IValue> grads;
 };
 
-SideResult run_reference(Backend& backend, const BackendInput& input, const std::vector<c10::IValue>& inputs, bool backward) {
-  std::vector<c10::IValue> run_inputs = fresh_inputs(inputs, backward);
-  auto prepared = backend.prepare(input, fresh_inputs(inputs, backward));
+SideResult run_reference(Backend& backend, const BackendInput& input, const std::vector<c10::IValue>& inputs,
+                         const std::vector<bool>& with_grad) {
+  std::vector<c10::IValue> run_inputs = fresh_inputs(inputs, with_grad);
+  auto prepared = backend.prepare(input, fresh_inputs(inputs, with_grad));
   SideResult result{prepared->run(run_inputs), {}};
+  const bool backward = std::find(with_grad.begin(), with_grad.end(), true) != with_grad.end();
   if (backward) result.grads = input_gradients(result.outputs, run_inputs);
   return result;
 }
@@ -245,13 +255,14 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
   if (inputs.size() != input.graph->inputs().size())
     throw UserError("inputs: the graph takes " + std::to_string(input.graph->inputs().size()) + " inputs, got " +
                     std::to_string(inputs.size()));
+  const std::vector<bool> with_grad = gradient_inputs(request.specs, request.backward);
   auto reference = make_backend(request.ref, {});
   auto tested = make_backend(request.backend, request.backend_options);
 
   on_stage("ref");
   SideResult ref;
   try {
-    ref = run_reference(*reference, input, inputs, request.backward);
+    ref = run_reference(*reference, input, inputs, with_grad);
   } catch (...) {
     return finish(invalid_verdict("the reference (" + request.ref + ") fails on this graph"));
   }
@@ -259,13 +270,13 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
   on_stage("compile");
   std::unique_ptr<PreparedGraph> prepared;
   try {
-    prepared = tested->prepare(input, fresh_inputs(inputs, request.backward));
+    prepared = tested->prepare(input, fresh_inputs(inputs, with_grad));
   } catch (...) {
     return finish(exception_verdict("compile"));
   }
   on_stage("run");
   SideResult res;
-  std::vector<c10::IValue> run_inputs = fresh_inputs(inputs, request.backward);
+  std::vector<c10::IValue> run_inputs = fresh_inputs(inputs, with_grad);
   try {
     res.outputs = prepared->run(run_inputs);
   } catch (...) {
@@ -287,7 +298,7 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
     // Only now is the fp64 run worth its cost: it can excuse a float32 result that is merely noisy.
     on_stage("fp64");
     try {
-      SideResult fp64 = run_reference(*reference, input, to_fp64(inputs), request.backward);
+      SideResult fp64 = run_reference(*reference, input, to_fp64(inputs), with_grad);
       comparison = compare_sides(ref, res, &fp64, request.compare);
     } catch (...) {
       // No fp64 reference for this graph (dtype-specific ops): judge by allclose alone, as same() does.

@@ -1,5 +1,6 @@
 // `tsrepro import`: a saved module or IR text plus inputs become a self-contained Case.
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
@@ -10,6 +11,7 @@
 
 #include "runner/import.h"
 #include "runner/inputs.h"
+#include "runner/worker_client.h"
 #include "tsrepro/compare.h"
 #include "tsrepro/error.h"
 
@@ -310,6 +312,41 @@ Case import_case(const ImportOptions& o) {
                   {"imported_compute_nodes", count_compute_nodes(*c.graph)},
                   {"fake_inputs", !c.values.has_value()}};
   return c;
+}
+
+}  // namespace tsrepro
+
+namespace tsrepro {
+
+void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& runner) {
+  namespace fs = std::filesystem;
+  std::string pattern = (fs::temp_directory_path() / "tsrepro-check-XXXXXX").string();
+  if (!::mkdtemp(pattern.data())) throw UserError(pattern + ": cannot create a temporary directory");
+  const fs::path scratch = pattern;
+  struct RemoveOnExit {
+    fs::path path;
+    ~RemoveOnExit() {
+      std::error_code ec;
+      fs::remove_all(path, ec);
+    }
+  } cleanup{scratch};
+
+  write_case(c, (scratch / "case").string());
+  EvalRequest request;
+  request.graph_ir = graph_to_ir(*c.graph);
+  request.specs = c.inputs;
+  if (c.values) request.inputs_path = (scratch / "case" / "inputs.pt").string();
+  request.backend = "eager";
+  const Verdict verdict = runner.evaluate(request, kInputCheckTimeoutSeconds);
+  if (verdict.status == Status::Pass) return;
+  std::string why = verdict.message;
+  // "the reference (eager) fails on this graph: RuntimeError: ..." -> the error itself.
+  if (auto colon = why.find("graph: "); colon != std::string::npos) why = why.substr(colon + 7);
+  throw UserError(origin + ": the inputs do not fit the graph (the interpreter " +
+                  (verdict.status == Status::Invalid && verdict.signature.empty() && why.find("crashed") == std::string::npos
+                       ? "fails on them: "
+                       : "does not survive them: ") +
+                  why.substr(0, why.find('\n')) + ")");
 }
 
 }  // namespace tsrepro

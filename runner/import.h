@@ -22,6 +22,14 @@ Case import_case(const ImportOptions& options);
 // "scalar:float64"), or int=V, float=V, bool=V for scalars.
 std::vector<InputSpec> parse_input_spec(const std::string& text);
 
+class RunnerProcess;
+inline constexpr double kInputCheckTimeoutSeconds = 600;
+
+// Runs the case once in the interpreter, in a worker process (a dtype that does not fit can
+// crash libtorch), and throws UserError("<origin>: the inputs do not fit the graph (...)") when
+// it fails. Loaded graphs rarely record dtypes, so this is the only honest check.
+void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& runner);
+
 // Turns every tensor-valued prim::Constant into a new graph input (parseIR cannot read tensor
 // constants back); appends their specs and values, marked lifted.
 void lift_tensor_constants(Case& c);

@@ -77,10 +77,10 @@ c10::IValue make_fake_value(const InputSpec& spec, uint64_t seed, size_t index) 
   at::Tensor t = strides_are_dense(spec.sizes, spec.strides) ? at::empty_strided(spec.sizes, spec.strides, options)
                                                               : at::empty(spec.sizes, options);
   double lo = spec.min.value_or(is_floating_dtype(dtype) ? -1.0 : 0.0);
-  double hi = spec.max.value_or(is_floating_dtype(dtype) ? 1.0 : 9.0);
+  double hi = spec.max.value_or(is_floating_dtype(dtype) ? 1.0 : dtype == at::kBool ? 1.0 : 9.0);
   if (hi < lo) std::swap(lo, hi);
   if (dtype == at::kBool) {
-    t.random_(static_cast<int64_t>(lo), static_cast<int64_t>(hi) + 1, generator);
+    t.random_(0, 2, generator);
   } else if (is_floating_dtype(dtype)) {
     if (lo == hi) t.fill_(lo);
     else t.uniform_(lo, hi, generator);

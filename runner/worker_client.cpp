@@ -168,6 +168,14 @@ Verdict RunnerProcess::verdict_for_timeout(const std::string& stage, double time
 }
 
 Verdict RunnerProcess::evaluate(const EvalRequest& request, double timeout_seconds) {
+  const auto started = Clock::now();
+  Verdict verdict = exchange(request, timeout_seconds);
+  // Crashes and timeouts are timed here: the worker could not report its own time.
+  if (verdict.seconds == 0) verdict.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  return verdict;
+}
+
+Verdict RunnerProcess::exchange(const EvalRequest& request, double timeout_seconds) {
   if (!process_) start();
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
   std::string stage;

@@ -31,6 +31,7 @@ class RunnerProcess {
   struct Process;
   void start();
   void stop();
+  Verdict exchange(const EvalRequest& request, double timeout_seconds);
   Verdict verdict_for_dead_worker(const std::string& stage);
   Verdict verdict_for_timeout(const std::string& stage, double timeout_seconds);
 

@@ -6,6 +6,12 @@
 
 #include <torch/script.h>
 #include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/passes/common_subexpression_elimination.h>
+#include <torch/csrc/jit/passes/constant_pooling.h>
+#include <torch/csrc/jit/passes/constant_propagation.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/lower_tuples.h>
+#include <torch/csrc/jit/passes/peephole.h>
 #include <torch/csrc/jit/passes/frozen_conv_add_relu_fusion.h>
 #include <torch/csrc/jit/passes/frozen_graph_optimizations.h>
 #include <torch/csrc/jit/passes/frozen_linear_transpose.h>
@@ -50,6 +56,19 @@ std::shared_ptr<torch::jit::Graph> fold_lifted_inputs(const BackendInput& input,
   return graph;
 }
 
+// What torch.jit.freeze runs once attributes are constants (freeze_module's runOptimization,
+// which libtorch does not export): without it `if self.training` branches and Optional
+// checks hide the conv -> batch_norm patterns that OptimizeFrozenGraph folds.
+void clean_up_like_freezing(std::shared_ptr<torch::jit::Graph>& graph) {
+  torch::jit::EliminateDeadCode(graph);
+  torch::jit::EliminateCommonSubexpression(graph);
+  torch::jit::PeepholeOptimize(graph);
+  torch::jit::ConstantPropagation(graph);
+  torch::jit::ConstantPooling(graph);
+  torch::jit::EliminateCommonSubexpression(graph);
+  torch::jit::LowerSimpleTuples(graph);
+}
+
 class OfiBackend : public Backend {
  public:
   OfiBackend(bool numerics, bool mkldnn) : numerics_(numerics), mkldnn_(mkldnn) {}
@@ -57,6 +76,7 @@ class OfiBackend : public Backend {
 
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
     auto graph = fold_lifted_inputs(input, sample);
+    clean_up_like_freezing(graph);
     torch::jit::OptimizeFrozenGraph(graph, numerics_);
     torch::jit::FuseFrozenConvAddRelu(graph);
     if (mkldnn_) torch::jit::ConvertFrozenOpsToMKLDNN(graph);

@@ -1,0 +1,195 @@
+// Backends, the in-process evaluation of a candidate, and the worker processes that survive
+// whatever a candidate does.
+
+#include <chrono>
+
+#include <gtest/gtest.h>
+#include <torch/cuda.h>
+#include <torch/script.h>
+
+#include "runner/evaluate.h"
+#include "runner/import.h"
+#include "runner/worker_client.h"
+#include "tests/test_support.h"
+#include "tsrepro/backend.h"
+#include "tsrepro/case.h"
+#include "tsrepro/error.h"
+
+namespace tsrepro {
+namespace {
+
+using testing::model_path;
+
+Case example_case(const std::string& name) {
+  const bool ir = name == "small_graph";
+  return import_case({model_path(name + (ir ? ".ir" : ".pt")), "forward", model_path(name + ".inputs.pt"), ""});
+}
+
+BackendInput backend_input(const Case& c) {
+  BackendInput input{c.graph, {}};
+  for (const InputSpec& s : c.inputs) input.lifted.push_back(s.lifted);
+  return input;
+}
+
+// A request for `name` whose inputs are read by the worker from a case written to `dir`.
+EvalRequest request_for(const std::string& name, const std::string& backend, const testing::TempDir& dir) {
+  static int cases_written = 0;
+  const std::string case_dir = dir / (name + std::to_string(++cases_written));
+  Case c = example_case(name);
+  write_case(c, case_dir);
+  EvalRequest r;
+  r.graph_ir = graph_to_ir(*c.graph);
+  r.specs = c.inputs;
+  r.inputs_path = case_dir + "/inputs.pt";
+  r.backend = backend;
+  return r;
+}
+
+const StageCallback kIgnoreStages = [](const std::string&) {};
+
+TEST(NncBackend, FormsATensorExprGroupForAnElementwiseChainWithoutLlvm) {
+  Case c = example_case("elementwise_chain_scripted");
+  auto prepared = make_backend("nnc", {})->prepare(backend_input(c), clone_values(*c.values));
+  std::vector<c10::IValue> outputs = prepared->run(clone_values(*c.values));
+  EXPECT_NE(prepared->executed_graph().find("prim::TensorExprGroup"), std::string::npos) << prepared->executed_graph();
+  ASSERT_EQ(outputs.size(), 1u);
+  // The jit backend on the same graph does not fuse on the CPU: the switches were restored.
+  auto jit = make_backend("jit", {})->prepare(backend_input(c), clone_values(*c.values));
+  jit->run(clone_values(*c.values));
+  EXPECT_EQ(jit->executed_graph().find("prim::TensorExprGroup"), std::string::npos);
+}
+
+TEST(OfiBackend, FoldsLiftedParametersAndMatchesEager) {
+  Case c = example_case("conv_bn_relu_linear_scripted");
+  auto prepared = make_backend("ofi", {})->prepare(backend_input(c), clone_values(*c.values));
+  std::vector<c10::IValue> res = prepared->run(clone_values(*c.values));
+  EXPECT_EQ(prepared->executed_graph().find("aten::batch_norm"), std::string::npos) << prepared->executed_graph();
+  auto eager = make_backend("eager", {})->prepare(backend_input(c), {});
+  CompareResult same = compare_outputs(eager->run(clone_values(*c.values)), res, nullptr, CompareOptions{});
+  EXPECT_TRUE(same.same);
+}
+
+TEST(InjectBackend, FaultsFireOnlyWhenEveryListedOpIsPresent) {
+  Case c = example_case("chain100_scripted");  // has aten::relu and aten::tanh, no aten::abs
+  const BackendInput input = backend_input(c);
+  EXPECT_THROW(make_backend("inject:compile-error@aten::relu", {})->prepare(input, {}), c10::Error);
+  EXPECT_NO_THROW(make_backend("inject:compile-error@aten::relu+aten::abs", {})->prepare(input, {}));
+  EXPECT_THROW(make_backend("inject:compile-error@aten::relu+aten::tanh", {})->prepare(input, {}), c10::Error);
+  auto runtime = make_backend("inject:runtime-error@aten::relu", {})->prepare(input, {});
+  EXPECT_THROW(runtime->run(clone_values(*c.values)), c10::Error);
+  auto accuracy = make_backend("inject:accuracy@aten::relu", {})->prepare(input, {});
+  auto eager = make_backend("eager", {})->prepare(input, {});
+  EXPECT_FALSE(compare_outputs(eager->run(clone_values(*c.values)), accuracy->run(clone_values(*c.values)), nullptr, {}).same);
+}
+
+TEST(BackendRegistry, RejectsUnknownBackendsFaultsAndOptions) {
+  EXPECT_THROW(make_backend("tvm", {}), UserError);
+  EXPECT_THROW(make_backend("inject:explode@aten::relu", {}), UserError);
+  EXPECT_THROW(make_backend("inject:segfault@relu", {}), UserError);
+  EXPECT_THROW(make_backend("nnc", {{"bogus", "1"}}), UserError);
+  EXPECT_THROW(make_backend("nnc", {{"inline", "maybe"}}), UserError);
+  EXPECT_NO_THROW(make_backend("nnc", {{"inline", "0"}, {"strategy", "dynamic"}}));
+  for (const BackendInfo& info : backend_registry()) EXPECT_FALSE(info.description.empty());
+}
+
+TEST(Evaluator, ReportsExceptionPhaseSignatureAndPass) {
+  testing::TempDir dir;
+  Evaluator evaluator;
+  std::vector<std::string> stages;
+  Verdict pass = evaluator.evaluate(request_for("chain100_scripted", "jit", dir),
+                                    [&](const std::string& s) { stages.push_back(s); });
+  EXPECT_EQ(pass.status, Status::Pass);
+  EXPECT_EQ(stages, (std::vector<std::string>{"ref", "compile", "run"}));
+  EXPECT_EQ(pass.outputs.size(), 1u);
+
+  Verdict compile = evaluator.evaluate(request_for("chain100_scripted", "inject:compile-error@aten::relu", dir), kIgnoreStages);
+  EXPECT_EQ(compile.status, Status::Exception);
+  EXPECT_EQ(compile.phase, "compile");
+  EXPECT_EQ(compile.signature, "exception:compile:RuntimeError: tsrepro injected compile error at aten::relu");
+}
+
+TEST(Evaluator, AccuracyFailureNamesTheOutputAndItsDtype) {
+  testing::TempDir dir;
+  Verdict v = Evaluator().evaluate(request_for("multi_output_scripted", "inject:accuracy@aten::mul", dir), kIgnoreStages);
+  ASSERT_EQ(v.status, Status::Accuracy) << v.message;
+  EXPECT_EQ(v.signature, "accuracy:float32");
+  bool some_leaf_failed = false;
+  for (const OutputDiff& d : v.outputs) some_leaf_failed |= !d.ok && d.max_abs >= 0.5;
+  EXPECT_TRUE(some_leaf_failed);
+}
+
+TEST(Evaluator, ReferenceFailureIsInvalidNotABackendBug) {
+  testing::TempDir dir;
+  EvalRequest r = request_for("small_graph", "jit", dir);
+  r.graph_ir = "graph(%x : Tensor, %y : Tensor):\n  %z : Tensor = aten::mm(%x, %y)\n  return (%z)\n";  // 2x3 @ 2x3
+  Verdict v = Evaluator().evaluate(r, kIgnoreStages);
+  EXPECT_EQ(v.status, Status::Invalid);
+  EXPECT_FALSE(v.failed());
+}
+
+TEST(Evaluator, BackwardComparesInputGradients) {
+  testing::TempDir dir;
+  EvalRequest r = request_for("conv_bn_relu_linear_scripted", "jit", dir);
+  r.backward = true;
+  Verdict v = Evaluator().evaluate(r, kIgnoreStages);
+  EXPECT_EQ(v.status, Status::Pass) << v.message;
+  size_t gradients = 0;
+  for (const OutputDiff& d : v.outputs) gradients += d.path.rfind("grad.", 0) == 0 && d.dtype == "float32";
+  // x, conv weight and bias, bn weight and bias, linear weight and bias; not the bn buffers.
+  EXPECT_EQ(gradients, 7u);
+}
+
+TEST(Evaluator, FakeInputsWhenNoInputsFile) {
+  testing::TempDir dir;
+  EvalRequest r = request_for("control_flow_scripted", "jit", dir);
+  r.inputs_path.clear();
+  EXPECT_EQ(Evaluator().evaluate(r, kIgnoreStages).status, Status::Pass);
+}
+
+TEST(Signatures, MaskNumbersAddressesAndPaths) {
+  EXPECT_EQ(exception_signature("run", "RuntimeError", "size 12 at 0x7ffe12 in /usr/lib/x.so\nsecond line"),
+            exception_signature("run", "RuntimeError", "size 7 at 0xdead in /opt/y.so\nother"));
+  EXPECT_NE(exception_signature("run", "RuntimeError", "a"), exception_signature("compile", "RuntimeError", "a"));
+  EXPECT_EQ(crash_signature(11), "crash:SIGSEGV");
+  EXPECT_EQ(signal_name(6), "SIGABRT");
+}
+
+TEST(RunnerProcess, CrashesAndHangsBecomeVerdictsAndTheNextRequestGetsAFreshWorker) {
+  testing::TempDir dir;
+  RunnerProcess runner(std::string(TSREPRO_BINARY_DIR) + "/tsrepro-runner");
+  Verdict segv = runner.evaluate(request_for("chain100_scripted", "inject:segfault@aten::relu", dir), 60);
+  EXPECT_EQ(segv.status, Status::Crash);
+  EXPECT_EQ(segv.signature, "crash:SIGSEGV");
+  EXPECT_EQ(segv.phase, "run");
+  Verdict abort = runner.evaluate(request_for("chain100_scripted", "inject:abort@aten::relu", dir), 60);
+  EXPECT_EQ(abort.signature, "crash:SIGABRT");
+  const auto started = std::chrono::steady_clock::now();
+  Verdict hang = runner.evaluate(request_for("chain100_scripted", "inject:hang@aten::relu", dir), 2);
+  EXPECT_EQ(hang.status, Status::Timeout);
+  EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
+  Verdict fine = runner.evaluate(request_for("chain100_scripted", "jit", dir), 60);
+  EXPECT_EQ(fine.status, Status::Pass);
+  EXPECT_EQ(runner.starts(), 4);
+  // A healthy worker is reused.
+  runner.evaluate(request_for("small_graph", "jit", dir), 60);
+  EXPECT_EQ(runner.starts(), 4);
+}
+
+TEST(RunnerProcess, ABadRequestIsAnErrorNotAVerdict) {
+  testing::TempDir dir;
+  RunnerProcess runner(std::string(TSREPRO_BINARY_DIR) + "/tsrepro-runner");
+  EvalRequest r = request_for("small_graph", "jit", dir);
+  r.inputs_path = dir / "missing.pt";
+  EXPECT_THROW(runner.evaluate(r, 60), UserError);
+}
+
+TEST(Devices, CudaRunsBothSidesOnTheGpu) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA in this libtorch / machine";
+  testing::TempDir dir;
+  EvalRequest r = request_for("chain100_scripted", "nnc", dir);
+  r.device = "cuda";
+  EXPECT_EQ(Evaluator().evaluate(r, kIgnoreStages).status, Status::Pass);
+}
+
+}  // namespace
+}  // namespace tsrepro

@@ -1,0 +1,245 @@
+// Import, case-directory I/O and inputs: the round trip from a Python module to a case that the
+// interpreter runs with the same result, and every way the input can be wrong.
+
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <torch/script.h>
+
+#include "runner/import.h"
+#include "runner/inputs.h"
+#include "runner/torch_save_reader.h"
+#include "runner/worker_client.h"
+#include "tests/test_support.h"
+#include "tsrepro/backend.h"
+#include "tsrepro/case.h"
+#include "tsrepro/compare.h"
+#include "tsrepro/error.h"
+
+namespace tsrepro {
+namespace {
+
+using testing::model_path;
+using testing::TempDir;
+
+std::vector<c10::IValue> run_eager(const Case& c, const std::vector<c10::IValue>& values) {
+  BackendInput input{c.graph, {}};
+  for (const InputSpec& s : c.inputs) input.lifted.push_back(s.lifted);
+  return make_backend("eager", {})->prepare(input, values)->run(values);
+}
+
+Case import_example(const nlohmann::json& entry) {
+  ImportOptions o;
+  o.source = model_path(entry["model"]);
+  o.inputs_path = model_path(entry["inputs"]);
+  return import_case(o);
+}
+
+std::string user_error_of(const std::function<void()>& action) {
+  try {
+    action();
+  } catch (const UserError& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "no UserError thrown";
+  return "";
+}
+
+// The promise of `tsrepro import`: CASE/graph.ir with CASE/inputs.pt, run in the interpreter,
+// gives what the Python module returned — for every example, written and read back from disk.
+TEST(ImportRoundTrip, EveryExampleMatchesThePythonModuleAfterWritingAndReloading) {
+  for (const auto& entry : testing::example_manifest()) {
+    SCOPED_TRACE(entry["name"].get<std::string>());
+    TempDir dir;
+    write_case(import_example(entry), dir / "case");
+    Case loaded = load_case(dir / "case");
+    ASSERT_TRUE(loaded.values.has_value());
+    std::vector<c10::IValue> outputs = run_eager(loaded, clone_values(*loaded.values));
+    c10::IValue expected = read_torch_save(model_path(entry["expected"])).toTupleRef().elements().at(0);
+    CompareOptions exact;
+    exact.tol = 0;
+    CompareResult result = compare_outputs(outputs, {expected}, nullptr, exact);
+    EXPECT_TRUE(result.same) << (result.first_failure() ? result.first_failure()->reason : "");
+  }
+}
+
+TEST(Import, LiftsParametersAndBuffersAsMarkedInputsAndDropsSelf) {
+  ImportOptions o{model_path("conv_bn_relu_linear_scripted.pt"), "forward",
+                  model_path("conv_bn_relu_linear_scripted.inputs.pt"), ""};
+  Case c = import_case(o);
+  EXPECT_FALSE(c.inputs.front().lifted);
+  std::set<std::string> lifted_from;
+  for (const InputSpec& s : c.inputs)
+    if (s.lifted) lifted_from.insert(s.lifted_from);
+  EXPECT_TRUE(lifted_from.count("self.conv.weight"));
+  EXPECT_TRUE(lifted_from.count("self.bn.running_mean"));
+  EXPECT_EQ(c.graph->inputs().size(), c.inputs.size());
+  EXPECT_EQ(c.graph->toString().find("prim::GetAttr"), std::string::npos);
+  EXPECT_EQ(c.graph->toString().find("ClassType"), std::string::npos);
+}
+
+// Training semantics: batch norm in training mode updates its running stats in place, and
+// after import those are lifted inputs — so the update must land on the input tensor.
+TEST(Import, TrainingModeModuleKeepsUpdatingItsBuffers) {
+  ImportOptions o{model_path("conv_bn_train_scripted.pt"), "forward", model_path("conv_bn_train_scripted.inputs.pt"), ""};
+  Case c = import_case(o);
+  size_t mean_index = 0;
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    if (c.inputs[i].lifted_from == "self.bn.running_mean") mean_index = i;
+  ASSERT_NE(mean_index, 0u);
+  std::vector<c10::IValue> values = clone_values(*c.values);
+  const at::Tensor before = values[mean_index].toTensor().clone();
+  run_eager(c, values);
+  EXPECT_FALSE(at::equal(before, values[mean_index].toTensor()));
+}
+
+TEST(Import, ControlFlowSurvivesTheIrRoundTrip) {
+  ImportOptions o{model_path("control_flow_scripted.pt"), "forward", model_path("control_flow_scripted.inputs.pt"), ""};
+  Case c = import_case(o);
+  const std::string text = graph_to_ir(*c.graph);
+  EXPECT_NE(text.find("prim::If"), std::string::npos);
+  EXPECT_NE(text.find("prim::Loop"), std::string::npos);
+  EXPECT_EQ(graph_to_ir(*graph_from_ir(text, "test")), graph_to_ir(*graph_from_ir(graph_to_ir(*graph_from_ir(text, "t")), "t")));
+  EXPECT_EQ(c.inputs.at(1).kind, "int");
+}
+
+TEST(Import, TensorConstantsBecomeLiftedInputs) {
+  Case c;
+  c.graph = std::make_shared<torch::jit::Graph>();
+  torch::jit::Value* x = c.graph->addInput("x");
+  x->setType(c10::TensorType::get());
+  torch::jit::Value* constant = c.graph->insertConstant(at::arange(3.0));
+  c.graph->registerOutput(c.graph->insert(c10::aten::mul, {x, constant}));
+  c.inputs.push_back(spec_from_value("x", at::ones(3)));
+  c.values = std::vector<c10::IValue>{at::ones(3)};
+  lift_tensor_constants(c);
+  ASSERT_EQ(c.inputs.size(), 2u);
+  EXPECT_TRUE(c.inputs[1].lifted);
+  EXPECT_EQ(c.inputs[1].lifted_from, "constant");
+  EXPECT_TRUE(at::equal(c.values->at(1).toTensor(), at::arange(3.0)));
+  // Now the text reads back: parseIR cannot read tensor constants, lifted inputs are fine.
+  EXPECT_NO_THROW(graph_from_ir(graph_to_ir(*c.graph), "test"));
+}
+
+TEST(Import, IrFileWithInputs) {
+  ImportOptions o{model_path("small_graph.ir"), "forward", model_path("small_graph.inputs.pt"), ""};
+  Case c = import_case(o);
+  EXPECT_EQ(c.inputs.size(), 2u);
+  EXPECT_EQ(count_compute_nodes(*c.graph), 3u);
+  EXPECT_EQ(c.provenance["source_kind"], "ir");
+}
+
+TEST(Import, FakeInputSpecStoresShapesAndRangesButNoValues) {
+  ImportOptions o{model_path("small_graph.ir"), "forward", "", "2x3:float32[0,5), 2x3:float64"};
+  Case c = import_case(o);
+  EXPECT_FALSE(c.values.has_value());
+  EXPECT_EQ(c.inputs[0].sizes, (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(c.inputs[0].strides, (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(c.inputs[1].dtype, "float64");
+  EXPECT_DOUBLE_EQ(*c.inputs[0].max, 5.0);
+  TempDir dir;
+  write_case(c, dir / "case");
+  EXPECT_FALSE(std::filesystem::exists(dir / "case/inputs.pt"));
+  EXPECT_FALSE(load_case(dir / "case").values.has_value());
+}
+
+TEST(InputSpec, ParsesTensorsRangesAndScalars) {
+  auto specs = parse_input_spec("1x3x8x8:float32,4:int64[0,10),scalar:float64,int=3,float=0.5,bool=true");
+  ASSERT_EQ(specs.size(), 6u);
+  EXPECT_EQ(specs[0].sizes, (std::vector<int64_t>{1, 3, 8, 8}));
+  EXPECT_EQ(specs[1].dtype, "int64");
+  EXPECT_DOUBLE_EQ(*specs[1].min, 0);
+  EXPECT_DOUBLE_EQ(*specs[1].max, 9);  // half-open for integers
+  EXPECT_TRUE(specs[2].sizes.empty());
+  EXPECT_EQ(specs[3].value, 3);
+  EXPECT_EQ(specs[4].value, 0.5);
+  EXPECT_EQ(specs[5].value, true);
+  EXPECT_THROW(parse_input_spec("2x3:float99"), UserError);
+  EXPECT_THROW(parse_input_spec("2xq:float32"), UserError);
+  EXPECT_THROW(parse_input_spec("int=abc"), UserError);
+  EXPECT_THROW(parse_input_spec("4:int64[0;10)"), UserError);
+}
+
+TEST(FakeInputs, AreDeterministicShapedAndInRange) {
+  auto specs = parse_input_spec("4x5:float32[-2,3),50:int64[3,7),6:bool,int=4");
+  auto first = make_fake_inputs(specs, 7), again = make_fake_inputs(specs, 7), other = make_fake_inputs(specs, 8);
+  EXPECT_TRUE(at::equal(first[0].toTensor(), again[0].toTensor()));
+  EXPECT_FALSE(at::equal(first[0].toTensor(), other[0].toTensor()));
+  EXPECT_EQ(first[0].toTensor().sizes(), (at::IntArrayRef{4, 5}));
+  EXPECT_GE(first[0].toTensor().min().item<double>(), -2);
+  EXPECT_LT(first[0].toTensor().max().item<double>(), 3);
+  EXPECT_EQ(first[1].toTensor().scalar_type(), at::kLong);
+  EXPECT_GE(first[1].toTensor().min().item<int64_t>(), 3);
+  EXPECT_LE(first[1].toTensor().max().item<int64_t>(), 6);
+  EXPECT_EQ(first[2].toTensor().scalar_type(), at::kBool);
+  EXPECT_EQ(first[3].toInt(), 4);
+}
+
+TEST(FakeInputs, KeepRecordedNonContiguousStrides) {
+  InputSpec spec = spec_from_value("t", at::arange(12.0).reshape({3, 4}).t());
+  at::Tensor fake = make_fake_value(spec, 0, 0).toTensor();
+  EXPECT_EQ(fake.strides(), (at::IntArrayRef{1, 4}));
+  EXPECT_DOUBLE_EQ(*spec.min, 0);
+  EXPECT_DOUBLE_EQ(*spec.max, 11);
+}
+
+TEST(Import, BadInputsAreUserErrorsNamingTheFile) {
+  const std::string chain = model_path("chain100_scripted.pt");
+  EXPECT_NE(user_error_of([&] { import_case({chain, "forward", model_path("small_graph.inputs.pt"), ""}); })
+                .find("small_graph.inputs.pt: the graph takes 1 inputs"),
+            std::string::npos);
+  EXPECT_NE(user_error_of([&] { import_case({"/nonexistent/model.pt", "forward", model_path("small_graph.inputs.pt"), ""}); })
+                .find("/nonexistent/model.pt: no such file"),
+            std::string::npos);
+  EXPECT_NE(user_error_of([&] { import_case({chain, "nope", model_path("chain100_scripted.inputs.pt"), ""}); })
+                .find("no method 'nope'"),
+            std::string::npos);
+  // A torch.save file is a zip too, but not a TorchScript archive.
+  EXPECT_NE(user_error_of([&] { import_case({model_path("small_graph.inputs.pt"), "forward", model_path("small_graph.inputs.pt"), ""}); })
+                .find("not a TorchScript archive"),
+            std::string::npos);
+  // Traced graphs record dtypes: an int64 image does not fit.
+  TempDir dir;
+  std::vector<char> bytes = torch::jit::pickle_save(c10::ivalue::Tuple::create({at::ones({1, 2, 3, 3}, at::kLong)}));
+  std::ofstream(dir / "ints.pt", std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  // (libtorch's convolution segfaults on int64 inputs: the check runs in a worker.)
+  RunnerProcess runner(std::string(TSREPRO_BINARY_DIR) + "/tsrepro-runner");
+  Case traced = import_case({model_path("conv_bn_relu_linear_traced.pt"), "forward", dir / "ints.pt", ""});
+  EXPECT_NE(user_error_of([&] { check_inputs_run(traced, dir / "ints.pt", runner); }).find("ints.pt: the inputs do not fit the graph"),
+            std::string::npos);
+  Case fine = import_case({model_path("small_graph.ir"), "forward", model_path("small_graph.inputs.pt"), ""});
+  EXPECT_NO_THROW(check_inputs_run(fine, "small_graph.inputs.pt", runner));
+  Case wrong_spec = import_case({model_path("small_graph.ir"), "forward", "", "2x3:float32,3x4:float32"});
+  EXPECT_NE(user_error_of([&] { check_inputs_run(wrong_spec, "--input-spec", runner); }).find("--input-spec: the inputs do not fit"),
+            std::string::npos);
+  // A scripted int input given a tensor.
+  EXPECT_NE(user_error_of([&] { import_case({model_path("control_flow_scripted.pt"), "forward", dir / "ints.pt", ""}); })
+                .find("the graph takes 2 inputs"),
+            std::string::npos);
+}
+
+TEST(CaseDir, WriteRefusesAnExistingDirectoryAndLeavesNoTemporaries) {
+  TempDir dir;
+  Case c = import_case({model_path("small_graph.ir"), "forward", model_path("small_graph.inputs.pt"), ""});
+  write_case(c, dir / "case");
+  EXPECT_THROW(write_case(c, dir / "case"), UserError);
+  write_case(c, dir / "case", /*replace=*/true);
+  size_t entries = 0;
+  for ([[maybe_unused]] const auto& e : std::filesystem::directory_iterator(dir.path())) ++entries;
+  EXPECT_EQ(entries, 1u);
+  nlohmann::json meta = nlohmann::json::parse(std::ifstream(dir / "case/case.json"));
+  EXPECT_EQ(meta["format"], "tsrepro-case");
+  EXPECT_EQ(meta["inputs"].size(), 2u);
+  EXPECT_EQ(meta["inputs"][0]["dtype"], "float32");
+}
+
+TEST(CaseDir, LoadRejectsBrokenCasesWithTheFileName) {
+  TempDir dir;
+  EXPECT_NE(user_error_of([&] { load_case(dir / "missing"); }).find("missing"), std::string::npos);
+  std::filesystem::create_directory(dir / "bad");
+  std::ofstream(dir / "bad/case.json") << "{ not json";
+  EXPECT_NE(user_error_of([&] { load_case(dir / "bad"); }).find("case.json: not valid JSON"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace tsrepro
