@@ -12,6 +12,7 @@
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <unistd.h>
 
+#include "runner/file_util.h"
 #include "runner/torch_save_reader.h"
 #include "tsrepro/case.h"
 #include "tsrepro/compare.h"
@@ -272,12 +273,12 @@ void write_case(const Case& c, const std::string& dir_name, bool replace) {
       const fs::path old = temporary_sibling(dir);
       fs::rename(dir, old);
       fs::rename(staging, dir);
-      fs::remove_all(old);
+      remove_tree(old.string());
     } else {
       fs::rename(staging, dir);
     }
   } catch (...) {
-    fs::remove_all(staging, ec);
+    remove_tree(staging.string());
     throw;
   }
 }

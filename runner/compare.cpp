@@ -499,7 +499,7 @@ c10::IValue cast_list_to_fp64(const c10::IValue& value) {
   // The element type (Tensor for List[Tensor]) stays valid: only tensor dtypes change.
   c10::impl::GenericList copy(list.elementType());
   copy.reserve(list.size());
-  for (const c10::IValue& element : list) copy.push_back(cast_floating_to_fp64(element));
+  for (size_t i = 0; i < list.size(); ++i) copy.push_back(cast_floating_to_fp64(list.get(i)));
   return copy;
 }
 

@@ -10,6 +10,7 @@
 #include <torch/csrc/jit/passes/inliner.h>
 
 #include "runner/import.h"
+#include "runner/file_util.h"
 #include "runner/inputs.h"
 #include "runner/worker_client.h"
 #include "tsrepro/compare.h"
@@ -325,10 +326,7 @@ void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& r
   const fs::path scratch = pattern;
   struct RemoveOnExit {
     fs::path path;
-    ~RemoveOnExit() {
-      std::error_code ec;
-      fs::remove_all(path, ec);
-    }
+    ~RemoveOnExit() { remove_tree(path.string()); }
   } cleanup{scratch};
 
   write_case(c, (scratch / "case").string());

@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runner/file_util.h"
+
 namespace tsrepro::testing {
 
 inline std::string source_path(const std::string& relative) { return std::string(TSREPRO_SOURCE_DIR) + "/" + relative; }
@@ -18,10 +20,7 @@ class TempDir {
     std::string pattern = (std::filesystem::temp_directory_path() / "tsrepro-test-XXXXXX").string();
     path_ = ::mkdtemp(pattern.data());
   }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
+  ~TempDir() { remove_tree(path_.string()); }
   std::string path() const { return path_.string(); }
   std::string operator/(const std::string& name) const { return (path_ / name).string(); }
 
