@@ -14,7 +14,6 @@
 namespace fs = std::filesystem;
 
 namespace tsrepro::cli {
-namespace {
 
 BackendOptions parse_backend_opts(const std::vector<std::string>& pairs) {
   BackendOptions options;
@@ -32,6 +31,8 @@ void check_device(const std::string& device) {
   if (!torch::cuda::is_available())
     throw UserError("--device cuda: this libtorch has no CUDA support or sees no GPU; use --device cpu");
 }
+
+namespace {
 
 int exit_code_for(const Verdict& v) {
   if (v.status == Status::Pass) return 0;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "runner/import.h"
+#include "tsrepro/backend.h"
 #include "tsrepro/compare.h"
 
 namespace tsrepro::cli {
@@ -28,5 +29,36 @@ struct RunOptions {
 };
 
 int run_command(const RunOptions& options);
+
+struct MinifyCliOptions {
+  std::string case_dir;
+  std::string backend;
+  std::string ref = "eager";
+  std::vector<std::string> backend_opts;  // key=value
+  std::string device = "cpu";
+  double timeout = 300;
+  bool fake_inputs = false;
+  uint64_t seed = 0;
+  bool backward = false;
+  CompareOptions compare;
+  std::string output_dir;
+  bool accuracy = false;
+  std::string check_str;
+  std::string test_command;
+  int jobs = 1;
+  std::vector<std::string> passes;
+  bool resume = false;
+  bool skip_sanity = false;
+  bool json = false;
+  std::string command_line;  // as typed, for the reproducers' headers
+};
+
+// Exit 0 when minified, 3 when the original case does not fail as required.
+int minify_command(const MinifyCliOptions& options);
+int list_passes_command();
+
+// Shared by the commands: --backend-opt key=value pairs and the --device check.
+BackendOptions parse_backend_opts(const std::vector<std::string>& pairs);
+void check_device(const std::string& device);
 
 }  // namespace tsrepro::cli

@@ -1,6 +1,7 @@
 // tsrepro: minify failing TorchScript graphs and write reproducers. This file only parses flags;
 // the commands live in commands.cpp and the libraries.
 
+#include <filesystem>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
@@ -29,6 +30,20 @@ void add_compare_flags(CLI::App& cmd, tsrepro::CompareOptions& compare) {
   cmd.add_flag("--equal-nan", compare.equal_nan, "NaN equals NaN");
   cmd.add_flag("!--no-exact-dtype", compare.exact_dtype, "allow the backend's outputs to differ in dtype");
   cmd.add_flag("--ignore-non-fp", compare.ignore_non_fp, "compare floating-point outputs only");
+}
+
+// The command line as typed, shell-quoted where needed: it goes into the reproducers' headers.
+std::string command_line_of(int argc, char** argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) {
+    const std::string arg = argv[i];
+    const bool plain = !arg.empty() && arg.find_first_not_of(
+        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == std::string::npos;
+    std::string quoted = "'";
+    for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    line += (i ? " " : "") + (plain ? arg : quoted + "'");
+  }
+  return line;
 }
 
 }  // namespace
@@ -60,7 +75,9 @@ int main(int argc, char** argv) {
   run_cmd->add_option("--ref", run.ref, "reference backend")->capture_default_str();
   run_cmd->add_option("--backend-opt", run.backend_opts, "backend option key=value (repeatable)");
   run_cmd->add_option("--device", run.device, "cpu or cuda")->capture_default_str();
-  run_cmd->add_option("--timeout", run.timeout, "seconds before a run counts as hung")->capture_default_str();
+  run_cmd->add_option("--timeout", run.timeout, "seconds before a run counts as hung")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   run_cmd->add_flag("--fake-inputs", run.fake_inputs, "use seeded fake inputs of the recorded shapes, not inputs.pt");
   run_cmd->add_option("--seed", run.seed, "seed of the fake inputs")->capture_default_str();
   run_cmd->add_flag("--backward", run.backward, "also compare input gradients of a scalar loss");
@@ -68,22 +85,79 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--json", run.json, "print the verdict as one JSON object");
   add_compare_flags(*run_cmd, run.compare);
 
+  tsrepro::cli::MinifyCliOptions minify;
+  bool list_passes = false;
+  auto* minify_cmd = app.add_subcommand("minify", "shrink a failing case to a 1-minimal graph and write repro.py / repro.cpp");
+  // case, --backend and -o are checked below: --list-passes needs none of them.
+  minify_cmd->add_option("case", minify.case_dir, "case directory (from tsrepro import)");
+  minify_cmd->add_option("--backend", minify.backend, "tested backend: eager, jit, nnc, ofi, inject:<fault>@<op>");
+  minify_cmd->add_option("-o,--output", minify.output_dir, "output directory: checkpoints/, minified/, summary.json");
+  minify_cmd->add_option("--ref", minify.ref, "reference backend")->capture_default_str();
+  minify_cmd->add_option("--backend-opt", minify.backend_opts, "backend option key=value (repeatable)");
+  minify_cmd->add_option("--device", minify.device, "cpu or cuda")->capture_default_str();
+  minify_cmd->add_option("--timeout", minify.timeout, "seconds before a candidate counts as hung")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  minify_cmd->add_flag("--fake-inputs", minify.fake_inputs, "start from seeded fake inputs of the recorded shapes");
+  minify_cmd->add_option("--seed", minify.seed, "seed of the fake inputs")->capture_default_str();
+  minify_cmd->add_flag("--backward", minify.backward, "also compare input gradients of a scalar loss");
+  add_compare_flags(*minify_cmd, minify.compare);
+  auto* accuracy_flag = minify_cmd->add_flag("--accuracy", minify.accuracy,
+                                             "keep accuracy failures only; exceptions and crashes are not interesting");
+  auto* check_str_opt = minify_cmd->add_option("--check-str", minify.check_str,
+                                               "a failure is interesting when this regex matches its signature or message");
+  auto* test_opt = minify_cmd->add_option("--test", minify.test_command,
+                                          "interesting when CMD CANDIDATE_CASE_DIR exits 0 (llvm-reduce style)");
+  accuracy_flag->excludes(check_str_opt)->excludes(test_opt);
+  check_str_opt->excludes(test_opt);
+  minify_cmd->add_option("-j,--jobs", minify.jobs, "candidates run in parallel (worker processes)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 64));
+  minify_cmd->add_option("--passes", minify.passes, "comma-separated passes to run (default: all)")->delimiter(',');
+  minify_cmd->add_flag("--resume", minify.resume, "continue from the smallest checkpoint in the output directory");
+  minify_cmd->add_flag("--skip-sanity", minify.skip_sanity, "do not run the original case first");
+  minify_cmd->add_flag("--json", minify.json, "print the summary as one JSON object");
+  minify_cmd->add_flag("--list-passes", list_passes, "list the reduction passes and exit");
+
+  // A first word that is no option and no subcommand: name it (CLI11 would only say that a
+  // subcommand is required).
+  const auto is_subcommand = [&app](const std::string& word) {
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; }))
+      if (sub->get_name() == word) return true;
+    return false;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
+    std::cerr << "tsrepro: error: unknown command '" << argv[1] << "' (commands: import, run, minify; see tsrepro --help)\n";
+    return 2;
+  }
   try {
     app.parse(argc, argv);
+    if (*minify_cmd && !list_passes) {
+      if (minify.case_dir.empty()) throw CLI::RequiredError("case");
+      if (minify.backend.empty()) throw CLI::RequiredError("--backend");
+      if (minify.output_dir.empty()) throw CLI::RequiredError("--output");
+    }
   } catch (const CLI::ParseError& e) {
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    std::cerr << "tsrepro: error: " << e.what() << " (see tsrepro " << (app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name() + " ")
+              << "--help)\n";
+    return 2;
   }
+  minify.command_line = command_line_of(argc, argv);
   set_up_logging(verbosity);
 
   try {
     if (*import_cmd) return tsrepro::cli::import_command(import_options, import_output);
     if (*run_cmd) return tsrepro::cli::run_command(run);
+    if (*minify_cmd) return list_passes ? tsrepro::cli::list_passes_command() : tsrepro::cli::minify_command(minify);
   } catch (const tsrepro::UserError& e) {
     std::cerr << "tsrepro: error: " << e.what() << "\n";
     return 2;
   } catch (const c10::Error& e) {
     std::cerr << "tsrepro: error: " << e.what_without_backtrace() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    std::cerr << "tsrepro: error: " << e.path1().string() << ": " << e.code().message() << "\n";
     return 2;
   }
   return 2;

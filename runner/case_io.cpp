@@ -240,8 +240,10 @@ Case load_case(const std::string& dir_name) {
   return c;
 }
 
-void write_case(const Case& c, const std::string& dir_name, bool replace) {
-  const fs::path dir = fs::absolute(dir_name).lexically_normal();
+void write_case(const Case& c, const std::string& dir_name, bool replace,
+                const std::map<std::string, std::string>& extra_files) {
+  fs::path dir = fs::absolute(dir_name).lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();  // "out/" names the directory out
   if (fs::exists(dir) && !replace) throw UserError(dir_name + ": already exists (choose another -o or remove it)");
   std::error_code ec;
   fs::create_directories(dir.parent_path(), ec);
@@ -268,6 +270,7 @@ void write_case(const Case& c, const std::string& dir_name, bool replace) {
       std::vector<char> bytes = torch::jit::pickle_save(c10::ivalue::Tuple::create(*c.values));
       write_file(staging / "inputs.pt", std::string(bytes.begin(), bytes.end()));
     }
+    for (const auto& [name, content] : extra_files) write_file(staging / name, content);
     write_file(staging / "case.json", meta.dump(2) + "\n");
     if (fs::exists(dir)) {
       const fs::path old = temporary_sibling(dir);

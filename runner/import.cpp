@@ -228,6 +228,8 @@ InputSpec parse_tensor_item(const std::string& item) {
     }
     const bool integral = spec.dtype != "float32" && spec.dtype != "float64" && spec.dtype != "float16" && spec.dtype != "bfloat16";
     if (!closed && integral) *spec.max -= 1;  // [0,10) for ints means 0..9
+    if (*spec.max < *spec.min || (!integral && !closed && *spec.max == *spec.min))
+      throw UserError("--input-spec: range '" + range + "' holds no value");
   }
   return spec;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a bundled example, on a fresh Debian 12 machine: install what is missing,
-# build, import a ~120-node TorchScript model, and show what tsrepro says about it under a
-# healthy backend (NNC) and under a backend that fails on aten::relu.
+# build, import a ~120-node TorchScript model, show what tsrepro says about it under a healthy
+# backend (NNC) and under a backend that crashes on aten::relu, minify that crash, then minify a
+# real NNC miscompile and run its repro.py with stock PyTorch.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
@@ -25,3 +26,21 @@ echo "== tsrepro run $out/case --backend inject:segfault@aten::relu   (a backend
 status=0
 "$tsrepro" run "$out/case" --backend inject:segfault@aten::relu || status=$?
 echo "(exit status $status: 1 means the failure reproduces; the CLI itself survived the crash)"
+
+echo
+echo "== tsrepro minify $out/case --backend inject:segfault@aten::relu -o $out/min_segfault"
+"$tsrepro" minify "$out/case" --backend inject:segfault@aten::relu -o "$out/min_segfault" -j 2
+
+bug=examples/bugs/nnc_round_half_even
+echo
+echo "== a real NNC bug (pytorch/pytorch#103465, see $bug/README.md): import, minify"
+"$tsrepro" import "$bug/model.pt" --inputs "$bug/inputs.pt" -o "$out/bug_case"
+"$tsrepro" minify "$out/bug_case" --backend nnc -o "$out/min_bug" -j 2
+
+echo
+echo "== /usr/bin/python3 $out/min_bug/minified/repro.py   (stock PyTorch, no tsrepro)"
+status=0
+/usr/bin/python3 "$out/min_bug/minified/repro.py" || status=$?
+echo "(exit status $status: 1 means the bug reproduces)"
+echo
+echo "The reproducers to attach to a bug report: $out/min_bug/minified/{repro.py,repro.cpp,CMakeLists.txt}"

@@ -3,6 +3,7 @@
 // known about it. On disk it is a case directory (docs/FORMATS.md): case.json, graph.ir and,
 // for real inputs, inputs.pt. Everything else in tsrepro reads and writes cases through here.
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -59,7 +60,9 @@ Case load_case(const std::string& dir);
 
 // Writes the case to `dir` atomically: everything goes to a fresh temporary sibling directory
 // first, which is then renamed. Refuses (UserError) if `dir` exists unless `replace` is set.
-void write_case(const Case& c, const std::string& dir, bool replace = false);
+// `extra_files` (name -> content, e.g. repro.py) are written into the same directory.
+void write_case(const Case& c, const std::string& dir, bool replace = false,
+                const std::map<std::string, std::string>& extra_files = {});
 
 // Canonical IR text of the graph: the exact text written to graph.ir.
 std::string graph_to_ir(const torch::jit::Graph& graph);

@@ -1,0 +1,271 @@
+// `tsrepro minify`: runs the minifier engine on a case, keeps every accepted state on disk as a
+// checkpoint (so a killed run loses nothing), shows progress, and ends with a summary and the
+// reproducers in OUT/minified/.
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+#include "repro/checkpoints.h"
+#include "runner/file_util.h"
+#include "tsrepro/error.h"
+#include "tsrepro/minify.h"
+
+namespace fs = std::filesystem;
+
+namespace tsrepro::cli {
+namespace {
+
+// Totals carried over from the run a --resume continues: the checkpoint records them.
+struct EarlierProgress {
+  size_t original_nodes = 0;
+  size_t queries = 0;
+  size_t cache_hits = 0;
+  double seconds = 0;
+};
+
+EarlierProgress progress_recorded_in(const Case& checkpoint) {
+  EarlierProgress p;
+  const nlohmann::json m = checkpoint.provenance.value("minify", nlohmann::json::object());
+  p.original_nodes = m.value("original_nodes", count_compute_nodes(*checkpoint.graph));
+  p.queries = m.value("queries", size_t{0});
+  p.cache_hits = m.value("cache_hits", size_t{0});
+  p.seconds = m.value("seconds", 0.0);
+  return p;
+}
+
+// The state with the running totals stamped into case.json's provenance.
+Case stamped(const Case& state, const EarlierProgress& earlier, const MinifyStats& stats) {
+  Case c = state;  // shares the graph and values: write_case only reads them
+  c.provenance["minify"] = {{"original_nodes", earlier.original_nodes},
+                            {"queries", earlier.queries + stats.queries},
+                            {"cache_hits", earlier.cache_hits + stats.cache_hits},
+                            {"seconds", earlier.seconds + stats.seconds}};
+  return c;
+}
+
+std::string seconds_text(double seconds) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(1) << seconds << " s";
+  return s.str();
+}
+
+// Writes a checkpoint per accepted state and tells people what happens: a line per accepted
+// step and, on a terminal, a live line that the next output overwrites.
+class ConsoleObserver : public MinifyObserver {
+ public:
+  ConsoleObserver(const CheckpointWriter& writer, std::ostream& steps, EarlierProgress earlier, bool resumed)
+      : writer_(writer), steps_(steps), earlier_(earlier), resumed_(resumed), live_(::isatty(STDERR_FILENO)) {}
+
+  void on_start(const Case& state, const Verdict& original) override {
+    if (earlier_.original_nodes == 0) earlier_.original_nodes = count_compute_nodes(*state.graph);
+    // A resumed run starts from a checkpoint that is already on disk.
+    if (!resumed_) writer_.write_checkpoint(stamped(state, earlier_, {}));
+    clear_live_line();
+    steps_ << "start: " << count_compute_nodes(*state.graph) << " compute nodes, failure "
+           << (state.expected ? state.expected->kind + ": " + state.expected->signature : std::string("(decided by the test)"))
+           << (resumed_ ? "  (resumed from a checkpoint)" : "") << std::endl;
+  }
+
+  void on_accepted(const Case& state, const AcceptedStep& step) override {
+    writer_.write_checkpoint(stamped(state, earlier_, step.stats));
+    clear_live_line();
+    steps_ << std::left << std::setw(22) << step.pass << std::right << std::setw(6) << step.nodes_before << " -> "
+           << std::setw(5) << std::left << step.nodes_after << std::right << " nodes   queries "
+           << earlier_.queries + step.stats.queries << "   " << seconds_text(earlier_.seconds + step.stats.seconds)
+           << std::endl;
+  }
+
+  void on_query(const std::string& pass, const MinifyStats& stats, size_t nodes) override {
+    if (!live_) return;
+    std::fprintf(stderr, "\r\033[K  %s: %zu nodes, %zu queries, %zu cached, %.1f s", pass.c_str(), nodes,
+                 earlier_.queries + stats.queries, earlier_.cache_hits + stats.cache_hits, earlier_.seconds + stats.seconds);
+    std::fflush(stderr);
+    line_shown_ = true;
+  }
+
+  void clear_live_line() {
+    if (!line_shown_) return;
+    std::fprintf(stderr, "\r\033[K");
+    std::fflush(stderr);
+    line_shown_ = false;
+  }
+
+  const EarlierProgress& earlier() const { return earlier_; }
+
+ private:
+  const CheckpointWriter& writer_;
+  std::ostream& steps_;
+  EarlierProgress earlier_;
+  bool resumed_;
+  bool live_;
+  bool line_shown_ = false;
+};
+
+MinifyOptions engine_options(const MinifyCliOptions& o) {
+  MinifyOptions m;
+  m.ref = o.ref;
+  m.backend = o.backend;
+  m.backend_options = parse_backend_opts(o.backend_opts);
+  m.device = o.device;
+  m.compare = o.compare;
+  m.backward = o.backward;
+  m.fake_inputs = o.fake_inputs;
+  m.seed = o.seed;
+  m.timeout_seconds = o.timeout;
+  m.jobs = o.jobs;
+  m.passes = o.passes;
+  if (o.accuracy) m.interest = Interest::Accuracy;
+  if (!o.check_str.empty()) {
+    m.interest = Interest::CheckStr;
+    m.check_str = o.check_str;
+    try {
+      std::regex check(o.check_str);
+    } catch (const std::regex_error& e) {
+      throw UserError("--check-str " + o.check_str + ": not a valid regex (" + e.what() + ")");
+    }
+  }
+  for (const std::string& name : o.passes) {
+    const auto& known = list_passes();
+    if (std::none_of(known.begin(), known.end(), [&](const PassInfo& p) { return p.name == name; }))
+      throw UserError("--passes: unknown pass '" + name + "' (see tsrepro minify --list-passes)");
+  }
+  if (!o.test_command.empty()) {
+    m.interest = Interest::TestCommand;
+    m.test_command = o.test_command;
+  }
+  return m;
+}
+
+// --skip-sanity: the failure to keep, without running the original. Recorded in case.json (a
+// checkpoint, a TSREPRO_AFTER dump), or not needed by the interest rule.
+ExpectedFailure failure_without_sanity_run(const Case& c, const MinifyCliOptions& o, const MinifyOptions& m) {
+  if (c.expected && c.expected->backend == m.backend) return *c.expected;
+  ExpectedFailure f{m.ref, m.backend, nlohmann::json(m.backend_options), "", ""};
+  if (m.interest == Interest::Accuracy) f.kind = "accuracy";
+  if (m.interest == Interest::SameFailure)
+    throw UserError("--skip-sanity: " + o.case_dir + "/case.json records no failure under " + m.backend +
+                    " to keep; run once without --skip-sanity");
+  return f;
+}
+
+void print_not_failing(const NotFailingError& e, const MinifyCliOptions& o) {
+  const Verdict& v = e.verdict;
+  if (o.json) {
+    nlohmann::json j = {{"status", "not_failing"}, {"message", e.what()}, {"verdict", verdict_to_json(v)}};
+    std::cout << j.dump() << "\n";
+  }
+  std::cerr << "tsrepro: nothing to minify: " << e.what() << "\n"
+            << "  ran:     " << o.ref << " vs " << o.backend << " on " << o.device << " (timeout " << o.timeout << " s)\n"
+            << "  verdict: " << status_name(v.status) << (v.signature.empty() ? "" : " " + v.signature) << "\n";
+  if (!v.message.empty()) std::cerr << "  message: " << v.message.substr(0, v.message.find('\n')) << "\n";
+}
+
+nlohmann::json summary_json(const MinifyResult& r, const EarlierProgress& earlier, const std::string& repro_dir) {
+  const ExpectedFailure& f = *r.minimized.expected;
+  return {{"original_nodes", earlier.original_nodes},
+          {"final_nodes", r.final_nodes},
+          {"queries", earlier.queries + r.stats.queries},
+          {"cache_hits", earlier.cache_hits + r.stats.cache_hits},
+          {"seconds", earlier.seconds + r.stats.seconds},
+          {"kind", f.kind},
+          {"signature", f.signature},
+          {"one_minimal", r.one_minimal},
+          {"steps", r.steps.size()},
+          {"repro_dir", repro_dir},
+          {"repro_py", fs::exists(repro_dir + "/repro.py") ? repro_dir + "/repro.py" : ""}};
+}
+
+void print_summary(const nlohmann::json& s, const std::string& out_dir) {
+  const std::string dir = s["repro_dir"];
+  std::cout << "\nminified:  " << s["original_nodes"] << " -> " << s["final_nodes"] << " compute nodes"
+            << (s["one_minimal"].get<bool>() ? " (1-minimal: cutting any one node loses the failure)" : " (not 1-minimal)")
+            << "\n"
+            << "queries:   " << s["queries"] << " run, " << s["cache_hits"] << " cache hits, "
+            << seconds_text(s["seconds"].get<double>()) << "\n"
+            << "failure:   " << s["signature"].get<std::string>() << "\n"
+            << "case:      " << dir << "/ (checkpoints in " << out_dir << "/checkpoints/)\n";
+  if (!s["repro_py"].get<std::string>().empty())
+    std::cout << "repro:     /usr/bin/python3 " << dir << "/repro.py      (exits 1 while the failure reproduces)\n"
+              << "           cmake -S " << dir << " -B " << dir << "/build && cmake --build " << dir << "/build && " << dir
+              << "/build/repro " << dir << "\n";
+}
+
+void write_text_atomically(const std::string& path, const std::string& text) {
+  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
+  std::ofstream(temporary) << text;
+  fs::rename(temporary, path);
+}
+
+}  // namespace
+
+int list_passes_command() {
+  for (const PassInfo& p : list_passes()) std::cout << std::left << std::setw(22) << p.name << p.description << "\n";
+  return 0;
+}
+
+int minify_command(const MinifyCliOptions& o) {
+  check_device(o.device);
+  MinifyOptions options = engine_options(o);
+  make_backend(o.backend, options.backend_options);  // unknown backends fail before any work
+  make_backend(o.ref, {});
+  const Case original = load_case(o.case_dir);
+
+  const fs::path out = fs::path(o.output_dir).lexically_normal();
+  const std::string out_dir = (out.has_filename() ? out : out.parent_path()).string();
+  if (fs::exists(out_dir) && !o.resume)
+    throw UserError(out_dir + ": already exists (add --resume to continue from its checkpoints, or choose another -o)");
+  if (fs::exists(out_dir) && !fs::is_directory(out_dir)) throw UserError(out_dir + ": not a directory");
+  const auto checkpoint = o.resume ? smallest_checkpoint(out_dir) : std::nullopt;
+
+  Case start = original;
+  EarlierProgress earlier;
+  if (checkpoint) {
+    start = load_case(*checkpoint);
+    if (!start.expected || start.expected->backend != o.backend || start.expected->ref != o.ref)
+      throw UserError(*checkpoint + ": was made by a minify with another backend or reference; resume with the same flags");
+    earlier = progress_recorded_in(start);
+    options.known_failure = *start.expected;
+    options.fake_inputs = false;  // a checkpoint's values are the ones to keep
+    spdlog::info("resuming from {}", *checkpoint);
+  } else if (o.skip_sanity) {
+    options.known_failure = failure_without_sanity_run(original, o, options);
+  }
+
+  CheckpointWriter writer(out_dir, repro_settings_for(options, o.command_line));
+  ConsoleObserver observer(writer, o.json ? std::cerr : std::cout, earlier, checkpoint.has_value());
+  MinifyResult result;
+  try {
+    result = minify(start, options, observer);
+  } catch (const NotFailingError& e) {
+    observer.clear_live_line();
+    print_not_failing(e, o);
+    if (!checkpoint) {  // leave nothing behind: this run created OUT and wrote nothing into it
+      remove_tree(out_dir + "/checkpoints");
+      ::rmdir(out_dir.c_str());
+    }
+    return 3;
+  }
+  observer.clear_live_line();
+
+  const std::string repro_dir = writer.write_final(stamped(result.minimized, observer.earlier(), result.stats));
+  const nlohmann::json summary = summary_json(result, observer.earlier(), repro_dir);
+  write_text_atomically(out_dir + "/summary.json", summary.dump(2) + "\n");
+  if (o.json)
+    std::cout << summary.dump() << "\n";
+  else
+    print_summary(summary, out_dir);
+  return 0;
+}
+
+}  // namespace tsrepro::cli

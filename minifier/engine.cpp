@@ -1,0 +1,128 @@
+// The reduction loop: passes to a fixpoint, then the 1-minimality check. The only place where
+// candidates become states.
+
+#include <spdlog/spdlog.h>
+#include <torch/script.h>
+
+#include "minifier/pass.h"
+#include "runner/inputs.h"
+#include "tsrepro/error.h"
+
+namespace tsrepro {
+
+namespace {
+
+// The order in which states get smaller: nodes first, then inputs, outputs, input elements.
+// Only a strictly smaller candidate can be accepted, so no pass can go round in circles.
+std::tuple<size_t, size_t, size_t, int64_t> size_of(const Case& c) {
+  int64_t elements = 0;
+  for (const c10::IValue& v : *c.values)
+    if (v.isTensor()) elements += v.toTensor().numel();
+  return {count_compute_nodes(*c.graph), c.inputs.size(), c.graph->outputs().size(), elements};
+}
+
+}  // namespace
+
+std::optional<size_t> PassContext::try_candidates(std::vector<std::optional<Case>> candidates) {
+  std::vector<Case> runnable;
+  std::vector<size_t> original_index;
+  const auto current_size = size_of(state_);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (!candidates[i] || !(size_of(*candidates[i]) < current_size)) continue;
+    runnable.push_back(std::move(*candidates[i]));
+    original_index.push_back(i);
+  }
+  oracle_.set_progress_context(pass_, count_compute_nodes(*state_.graph));
+  auto found = oracle_.first_interesting(runnable);
+  if (!found) return std::nullopt;
+  accept(std::move(runnable[*found]));
+  return original_index[*found];
+}
+
+bool PassContext::is_interesting(const Case& candidate) {
+  oracle_.set_progress_context(pass_, count_compute_nodes(*state_.graph));
+  return oracle_.first_interesting({candidate}).has_value();
+}
+
+void PassContext::accept(Case candidate) {
+  AcceptedStep step;
+  step.pass = pass_;
+  step.nodes_before = count_compute_nodes(*state_.graph);
+  state_ = std::move(candidate);
+  step.nodes_after = count_compute_nodes(*state_.graph);
+  step.stats = oracle_.stats();
+  steps_.push_back(step);
+  observer_.on_accepted(state_, step);
+}
+
+void PassContext::begin_pass(const std::string& name) { pass_ = name; }
+
+const std::vector<PassInfo>& list_passes() {
+  static const std::vector<PassInfo> infos = [] {
+    std::vector<PassInfo> out;
+    for (const PassEntry& entry : pass_table()) out.push_back({entry.name, entry.description});
+    return out;
+  }();
+  return infos;
+}
+
+namespace {
+
+std::vector<const PassEntry*> selected_passes(const std::vector<std::string>& names) {
+  std::vector<const PassEntry*> selected;
+  for (const PassEntry& entry : pass_table())
+    if (names.empty() || std::find(names.begin(), names.end(), entry.name) != names.end()) selected.push_back(&entry);
+  for (const std::string& name : names) {
+    const bool known = std::any_of(pass_table().begin(), pass_table().end(), [&](const PassEntry& e) { return e.name == name; });
+    if (!known) throw UserError("--passes: unknown pass '" + name + "' (see --list-passes)");
+  }
+  return selected;
+}
+
+// The minifier works on concrete values from the start: the case's, or seeded fake ones.
+Case with_materialized_inputs(const Case& original, const MinifyOptions& options) {
+  Case state = copy_case(original);
+  if (!state.values || options.fake_inputs) state.values = make_fake_inputs(state.inputs, options.seed);
+  return state;
+}
+
+}  // namespace
+
+MinifyResult minify(const Case& original, const MinifyOptions& options, MinifyObserver& observer) {
+  const std::vector<const PassEntry*> passes = selected_passes(options.passes);
+  Oracle oracle(options, observer);
+  MinifyResult result;
+  Case state = with_materialized_inputs(original, options);
+  result.original_nodes = count_compute_nodes(*state.graph);
+  if (options.known_failure) {
+    oracle.expect(*options.known_failure);
+  } else {
+    result.original_verdict = oracle.check_original(state);
+  }
+  state.expected = oracle.expected();
+  observer.on_start(state, result.original_verdict);
+
+  PassContext ctx(oracle, state, observer, result.steps);
+  for (;;) {
+    bool changed = false;
+    for (const PassEntry* pass : passes) {
+      ctx.begin_pass(pass->name);
+      const bool pass_changed = pass->run(ctx);
+      spdlog::info("pass {}: {}", pass->name, pass_changed ? "changed the graph" : "no change");
+      changed |= pass_changed;
+    }
+    if (changed) continue;
+    ctx.begin_pass("one-minimal-check");
+    if (single_node_cuts_all_fail(ctx)) {
+      result.one_minimal = true;
+      break;
+    }
+  }
+  result.minimized = state;
+  result.minimized.expected = oracle.expected();
+  result.final_nodes = count_compute_nodes(*state.graph);
+  result.stats = oracle.stats();
+  return result;
+}
+
+}  // namespace tsrepro

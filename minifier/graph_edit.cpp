@@ -1,0 +1,171 @@
+// Graph surgery for the minifier's passes.
+
+#include <set>
+
+#include <torch/script.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+
+#include "minifier/graph_edit.h"
+#include "runner/backends/builtin.h"
+
+namespace tsrepro {
+namespace {
+
+using torch::jit::Graph;
+using torch::jit::Node;
+using torch::jit::Value;
+
+// The top-level node a (possibly nested) user belongs to.
+Node* top_level_owner(Node* node, const Graph& graph) {
+  while (node->owningBlock() != graph.block()) node = node->owningBlock()->owningNode();
+  return node;
+}
+
+// Values that can be fed in as graph inputs and survive inputs.pt.
+bool can_be_graph_input(const c10::IValue& v) {
+  if (v.isTensor() || v.isInt() || v.isDouble() || v.isBool() || v.isNone() || v.isString() || v.isDevice()) return true;
+  if (v.isIntList() || v.isDoubleList() || v.isBoolList() || v.isTensorList()) return true;
+  if (v.isTuple()) {
+    for (const c10::IValue& item : v.toTupleRef().elements())
+      if (!can_be_graph_input(item)) return false;
+    return true;
+  }
+  return false;
+}
+
+void drop_unused_inputs(Case& c) {
+  for (size_t i = c.graph->inputs().size(); i-- > 0;) {
+    if (c.graph->inputs()[i]->hasUses()) continue;
+    c.graph->eraseInput(i);
+    c.inputs.erase(c.inputs.begin() + static_cast<std::ptrdiff_t>(i));
+    if (c.values) c.values->erase(c.values->begin() + static_cast<std::ptrdiff_t>(i));
+  }
+}
+
+}  // namespace
+
+Case copy_case(const Case& c) {
+  Case copy = c;
+  copy.graph = c.graph->copy();
+  return copy;
+}
+
+std::vector<Node*> cuttable_nodes(const Graph& graph) {
+  std::vector<Node*> nodes;
+  // Graph's const API hands out const nodes; the graph itself is the caller's to edit.
+  for (const Node* node : graph.nodes())
+    if (node->kind() != c10::prim::Constant) nodes.push_back(const_cast<Node*>(node));
+  return nodes;
+}
+
+ReferenceValues compute_reference_values(const Case& state) {
+  auto graph = state.graph->copy();
+  std::vector<std::string> names;
+  const size_t original_outputs = graph->outputs().size();
+  for (Node* node : graph->nodes()) {
+    for (Value* output : node->outputs()) {
+      names.push_back(output->debugName());
+      graph->registerOutput(output);
+    }
+  }
+  std::vector<c10::IValue> inputs = clone_values(*state.values);
+  std::vector<c10::IValue> outputs = interpret_graph(graph)->run(inputs);
+  ReferenceValues refs;
+  for (size_t i = 0; i < names.size(); ++i) refs[names[i]] = outputs.at(original_outputs + i);
+  return refs;
+}
+
+bool normalize(Case& c) {
+  torch::jit::EliminateDeadCode(c.graph);
+  drop_unused_inputs(c);
+  try {
+    c.graph->lint();
+  } catch (const std::exception&) {
+    return false;
+  }
+  return true;
+}
+
+// Every value the nodes (and their blocks) read.
+void collect_values_read(Node* node, std::vector<Value*>& out) {
+  for (Value* input : node->inputs()) out.push_back(input);
+  for (torch::jit::Block* block : node->blocks())
+    for (Node* inner : block->nodes()) collect_values_read(inner, out);
+}
+
+std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>& indices, const ReferenceValues& refs,
+                                   CutMode mode) {
+  Case cut = copy_case(state);
+  const std::vector<Node*> nodes = cuttable_nodes(*cut.graph);
+  std::set<Node*> removed;
+  for (size_t i : indices) removed.insert(nodes.at(i));
+
+  for (Node* node : nodes) {
+    if (!removed.count(node)) continue;
+    for (Value* output : node->outputs()) {
+      const bool needed_outside = std::any_of(output->uses().begin(), output->uses().end(), [&](const torch::jit::Use& use) {
+        return use.user->kind() == c10::prim::Return || !removed.count(top_level_owner(use.user, *cut.graph));
+      });
+      if (!needed_outside) continue;
+      auto ref = refs.find(output->debugName());
+      if (ref == refs.end() || !can_be_graph_input(ref->second)) return std::nullopt;
+      const std::string name = output->debugName();
+      Value* input = cut.graph->addInput();
+      input->setType(output->type());
+      output->replaceAllUsesWith(input);
+      // Printed names like %3 are not names a value can be given; those inputs get a fresh one.
+      if (!name.empty() && !std::all_of(name.begin(), name.end(), ::isdigit)) input->setDebugName(name);
+      cut.inputs.push_back(spec_from_value(input->debugName(), ref->second));
+      cut.values->push_back(ref->second);
+    }
+  }
+  // The top-level values the cut nodes read and that survive the cut (KeepFeeders exposes them).
+  // Filtered now: values made by the removed nodes themselves die with them.
+  std::vector<Value*> read_by_removed;
+  {
+    std::vector<Value*> all_read;
+    for (Node* node : removed) collect_values_read(node, all_read);
+    for (Value* v : all_read)
+      if (v->node()->owningBlock() == cut.graph->block() && !removed.count(v->node())) read_by_removed.push_back(v);
+  }
+  // Users before their producers: destroy from the back.
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    if (!removed.count(*it)) continue;
+    (*it)->destroy();
+  }
+  if (mode == CutMode::KeepFeeders) {
+    bool kept_any = false;
+    std::set<Value*> seen;
+    for (Value* v : read_by_removed) {
+      if (!seen.insert(v).second || v->hasUses() || v->node()->kind() == c10::prim::Param) continue;
+      if (v->node()->kind() == c10::prim::Constant) continue;
+      cut.graph->registerOutput(v);
+      kept_any = true;
+    }
+    if (!kept_any) return std::nullopt;
+  }
+  if (!normalize(cut)) return std::nullopt;
+  return cut;
+}
+
+std::optional<Case> truncated_after(const Case& state, size_t index) {
+  Case truncated = copy_case(state);
+  Node* last = cuttable_nodes(*truncated.graph).at(index);
+  if (last->outputs().empty()) return std::nullopt;
+  while (!truncated.graph->outputs().empty()) truncated.graph->eraseOutput(0);
+  for (Value* output : last->outputs()) truncated.graph->registerOutput(output);
+  if (!normalize(truncated)) return std::nullopt;
+  return truncated;
+}
+
+std::optional<Case> without_outputs(const Case& state, const std::vector<size_t>& indices) {
+  if (indices.empty() || indices.size() >= state.graph->outputs().size()) return std::nullopt;
+  Case fewer = copy_case(state);
+  std::vector<size_t> sorted = indices;
+  std::sort(sorted.rbegin(), sorted.rend());
+  for (size_t i : sorted) fewer.graph->eraseOutput(i);
+  if (!normalize(fewer)) return std::nullopt;
+  return fewer;
+}
+
+}  // namespace tsrepro

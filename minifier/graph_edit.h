@@ -1,0 +1,55 @@
+#pragma once
+// Graph surgery on minifier states. A state is a Case whose values are always present; every
+// candidate is a modified deep copy, normalized (dead code and unused inputs removed) and linted.
+// Value debug names survive copies, which is how reference values find their values again.
+
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "tsrepro/case.h"
+
+namespace torch::jit {
+struct Node;
+}
+
+namespace tsrepro {
+
+// The value every top-level value had in the reference run, by debug name.
+using ReferenceValues = std::unordered_map<std::string, c10::IValue>;
+
+Case copy_case(const Case& c);
+
+// The nodes a pass may remove or cut: top-level, not prim::Constant. A node with blocks
+// (prim::If, prim::Loop) counts as one and goes as a whole.
+std::vector<torch::jit::Node*> cuttable_nodes(const torch::jit::Graph& graph);
+
+// Runs the state's graph in the interpreter, in this process, with every top-level value
+// exposed as an output. (The reference is known to run: the sanity check passed it.)
+ReferenceValues compute_reference_values(const Case& state);
+
+// How a cut treats the nodes that fed only the cut ones.
+enum class CutMode {
+  DropFeeders,  // they become dead code and go too: the most a cut can remove
+  KeepFeeders,  // their orphaned values become graph outputs: "this node alone became an input",
+                // which keeps two culprits with harmless nodes between them together
+};
+
+// Nodes `indices` (into cuttable_nodes) replaced by new graph inputs that carry their reference
+// values; nodes without outputs are simply dropped. nullopt when a needed value has no
+// reference value (or one a graph input cannot hold), or when KeepFeeders changes nothing that
+// DropFeeders would not.
+std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>& indices, const ReferenceValues& refs,
+                                   CutMode mode = CutMode::DropFeeders);
+
+// The graph up to and including cuttable node `index`, whose outputs become the graph outputs.
+std::optional<Case> truncated_after(const Case& state, size_t index);
+
+// The graph without the outputs at `indices` (at least one output is kept).
+std::optional<Case> without_outputs(const Case& state, const std::vector<size_t>& indices);
+
+// Dead code out, unused inputs out, lint. Returns false if the graph no longer lints.
+bool normalize(Case& c);
+
+}  // namespace tsrepro

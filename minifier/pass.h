@@ -1,0 +1,65 @@
+#pragma once
+// What a reduction pass sees. A pass proposes candidates and asks the context to test them;
+// the context (the engine) accepts the first interesting one, so checkpoints, statistics and
+// parallelism live in one place, as in llvm-reduce's Delta.cpp.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "minifier/graph_edit.h"
+#include "minifier/oracle.h"
+#include "tsrepro/minify.h"
+
+namespace tsrepro {
+
+class PassContext {
+ public:
+  PassContext(Oracle& oracle, Case& state, MinifyObserver& observer, std::vector<AcceptedStep>& steps)
+      : oracle_(oracle), state_(state), observer_(observer), steps_(steps) {}
+
+  const Case& state() const { return state_; }
+
+  // Tests the candidates in order; the first interesting one becomes the state. Returns its
+  // index, or nullopt if none was interesting (nullopt entries are skipped, never run).
+  std::optional<size_t> try_candidates(std::vector<std::optional<Case>> candidates);
+  bool try_candidate(std::optional<Case> candidate) { return try_candidates({std::move(candidate)}).has_value(); }
+
+  // Tests without accepting (for searches that accept the best of several answers).
+  bool is_interesting(const Case& candidate);
+  void accept(Case candidate);
+
+  void begin_pass(const std::string& name);
+
+ private:
+  Oracle& oracle_;
+  Case& state_;
+  MinifyObserver& observer_;
+  std::vector<AcceptedStep>& steps_;
+  std::string pass_;
+};
+
+using PassFunction = bool (*)(PassContext&);  // true when it changed the state
+
+struct PassEntry {
+  std::string name;
+  std::string description;
+  PassFunction run;
+};
+
+// The one table of passes (minifier/passes/registry.cpp), in the order the engine runs them.
+const std::vector<PassEntry>& pass_table();
+
+// The passes, one file each under minifier/passes/.
+bool truncate_suffix_pass(PassContext& ctx);
+bool cut_nodes_pass(PassContext& ctx);
+bool remove_outputs_pass(PassContext& ctx);
+bool dce_pass(PassContext& ctx);
+bool remove_unused_inputs_pass(PassContext& ctx);
+bool consolidate_inputs_pass(PassContext& ctx);
+bool shrink_inputs_pass(PassContext& ctx);
+
+// The end check: is every single remaining node needed? Accepts a cut if one is not.
+bool single_node_cuts_all_fail(PassContext& ctx);
+
+}  // namespace tsrepro

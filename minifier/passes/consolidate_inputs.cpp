@@ -1,0 +1,69 @@
+// consolidate-inputs: fewer inputs make a shorter repro. Scalar inputs (int, float, bool, None,
+// str) become constants of the graph; tensor inputs holding equal values become one input.
+
+#include <torch/script.h>
+
+#include "minifier/pass.h"
+
+namespace tsrepro {
+namespace {
+
+bool is_scalar(const c10::IValue& v) { return v.isInt() || v.isDouble() || v.isBool() || v.isNone() || v.isString(); }
+
+std::optional<Case> with_inputs_as_constants(const Case& state, const std::vector<size_t>& indices) {
+  Case folded = copy_case(state);
+  torch::jit::WithInsertPoint at_top(folded.graph->param_node()->next());
+  for (size_t i : indices) {
+    torch::jit::Value* constant = folded.graph->insertConstant(folded.values->at(i));
+    folded.graph->inputs()[i]->replaceAllUsesWith(constant);
+  }
+  if (!normalize(folded)) return std::nullopt;
+  return folded;
+}
+
+bool same_tensor(const c10::IValue& a, const c10::IValue& b) {
+  if (!a.isTensor() || !b.isTensor()) return false;
+  const at::Tensor& x = a.toTensor();
+  const at::Tensor& y = b.toTensor();
+  return x.scalar_type() == y.scalar_type() && x.sizes() == y.sizes() && x.strides() == y.strides() &&
+         x.device() == y.device() && at::equal(x, y);
+}
+
+// Later inputs equal to an earlier one read the earlier one instead.
+std::optional<Case> with_equal_inputs_merged(const Case& state) {
+  Case merged = copy_case(state);
+  bool any = false;
+  const size_t n = merged.values->size();
+  for (size_t later = 1; later < n; ++later) {
+    for (size_t earlier = 0; earlier < later; ++earlier) {
+      if (!same_tensor(merged.values->at(earlier), merged.values->at(later))) continue;
+      merged.graph->inputs()[later]->replaceAllUsesWith(merged.graph->inputs()[earlier]);
+      any = true;
+      break;
+    }
+  }
+  if (!any || !normalize(merged)) return std::nullopt;
+  return merged;
+}
+
+}  // namespace
+
+bool consolidate_inputs_pass(PassContext& ctx) {
+  bool changed = false;
+  std::vector<size_t> scalars;
+  for (size_t i = 0; i < ctx.state().values->size(); ++i)
+    if (is_scalar(ctx.state().values->at(i))) scalars.push_back(i);
+  if (!scalars.empty()) {
+    if (ctx.try_candidate(with_inputs_as_constants(ctx.state(), scalars))) {
+      changed = true;
+    } else if (scalars.size() > 1) {
+      std::vector<std::optional<Case>> singles;
+      for (size_t i : scalars) singles.push_back(with_inputs_as_constants(ctx.state(), {i}));
+      changed |= ctx.try_candidates(std::move(singles)).has_value();
+    }
+  }
+  changed |= ctx.try_candidate(with_equal_inputs_merged(ctx.state()));
+  return changed;
+}
+
+}  // namespace tsrepro

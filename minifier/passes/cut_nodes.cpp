@@ -1,0 +1,59 @@
+// cut-nodes: delta debugging over the nodes. A chunk of nodes is replaced by new graph inputs
+// holding the values the reference run computed for them, so whatever comes after still sees
+// the same numbers. Granularity starts at 2 chunks and doubles when no chunk can go (ddmin);
+// after a success it steps back down.
+
+#include "minifier/pass.h"
+
+namespace tsrepro {
+
+bool cut_nodes_pass(PassContext& ctx) {
+  ReferenceValues refs;
+  try {
+    refs = compute_reference_values(ctx.state());
+  } catch (const std::exception&) {
+    return false;  // the reference cannot expose this graph's values: nothing to cut with
+  }
+  bool changed = false;
+  size_t chunks = 2;
+  for (;;) {
+    const size_t n = cuttable_nodes(*ctx.state().graph).size();
+    if (n <= 1) break;
+    chunks = std::min(chunks, n);
+    // Plain cuts first (they remove the most); keep-feeder cuts only where they differ.
+    std::vector<std::optional<Case>> candidates;
+    for (CutMode mode : {CutMode::DropFeeders, CutMode::KeepFeeders}) {
+      for (size_t chunk = 0; chunk < chunks; ++chunk) {
+        std::vector<size_t> indices;
+        for (size_t i = chunk * n / chunks; i < (chunk + 1) * n / chunks; ++i) indices.push_back(i);
+        candidates.push_back(with_nodes_cut(ctx.state(), indices, refs, mode));
+      }
+    }
+    if (ctx.try_candidates(std::move(candidates))) {
+      changed = true;
+      chunks = std::max<size_t>(chunks - 1, 2);
+      continue;
+    }
+    if (chunks >= n) break;
+    chunks = std::min(n, chunks * 2);
+  }
+  return changed;
+}
+
+bool single_node_cuts_all_fail(PassContext& ctx) {
+  const size_t n = cuttable_nodes(*ctx.state().graph).size();
+  ReferenceValues refs;
+  try {
+    refs = compute_reference_values(ctx.state());
+  } catch (const std::exception&) {
+    return false;
+  }
+  std::vector<std::optional<Case>> candidates;
+  for (CutMode mode : {CutMode::DropFeeders, CutMode::KeepFeeders})
+    for (size_t i = 0; i < n; ++i) candidates.push_back(with_nodes_cut(ctx.state(), {i}, refs, mode));
+  // 1-minimal when no single node can become an input (the others staying as they are); a cut
+  // that works is accepted and the engine goes on.
+  return !ctx.try_candidates(std::move(candidates));
+}
+
+}  // namespace tsrepro

@@ -1,0 +1,343 @@
+// `tsrepro minify` end to end: the real executable on real cases, its output directory, its
+// summary, and the reproducers it writes, run by /usr/bin/python3 and built with CMake.
+
+#include <atomic>
+#include <regex>
+
+#include "tests/cli_support.h"
+
+namespace {
+
+using namespace cli_test;
+
+const std::string kChain = kModels + "chain100_scripted.pt";
+const std::string kChainInputs = kModels + "chain100_scripted.inputs.pt";
+
+// Compute nodes of a graph.ir (prim::Constant excluded, nested blocks included).
+size_t compute_nodes_in(const std::string& graph_ir) {
+  static const std::regex node(R"(= (\w+::\w+))");
+  size_t n = 0;
+  for (std::sregex_iterator it(graph_ir.begin(), graph_ir.end(), node), end; it != end; ++it)
+    if ((*it)[1] != "prim::Constant") ++n;
+  return n;
+}
+
+Result run_python(const std::string& script, double watchdog_s = 300) {
+  return run_cmd("/usr/bin/python3", {script}, {"", watchdog_s});
+}
+
+// A case of chain100 imported into `dir`/case.
+std::string import_chain(const TempDir& dir) {
+  const std::string case_dir = dir / "case";
+  const Result r = tsrepro(import_args(kChain, kChainInputs, case_dir));
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  return case_dir;
+}
+
+// Processes of `program` whose command line holds `argument`.
+std::vector<pid_t> processes_running(const std::string& program, const std::string& argument) {
+  std::vector<pid_t> found;
+  for (const std::string& entry : list_dir("/proc")) {
+    if (!std::isdigit(static_cast<unsigned char>(entry[0]))) continue;
+    const std::string cmdline = read_text("/proc/" + entry + "/cmdline");  // NUL-separated
+    if (cmdline.rfind(program + '\0', 0) == 0 && cmdline.find('\0' + argument + '\0') != std::string::npos)
+      found.push_back(static_cast<pid_t>(std::stol(entry)));
+  }
+  return found;
+}
+
+// The summary of `minify --json`, after checking the process succeeded.
+json expect_minified(const Result& r) {
+  SCOPED_TRACE(r.describe());
+  EXPECT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.stray_processes, 0u) << "a worker outlived tsrepro";
+  json j;
+  try {
+    j = r.stdout_json();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "stdout is not exactly one JSON object: " << e.what();
+    return json::object();
+  }
+  for (const char* key : {"original_nodes", "final_nodes", "queries", "cache_hits", "seconds", "signature",
+                          "one_minimal", "repro_dir"})
+    EXPECT_TRUE(j.contains(key)) << "summary lacks \"" << key << "\"";
+  return j;
+}
+
+// Every checkpoint is a whole case directory with its reproducers; node counts in the names
+// match the graphs.
+void expect_consistent_checkpoints(const std::string& out) {
+  const std::set<std::string> names = list_dir(fs::path(out) / "checkpoints");
+  EXPECT_FALSE(names.empty());
+  for (const std::string& name : names) {
+    if (name[0] == '.') continue;  // an unfinished write: never a checkpoint
+    const fs::path dir = fs::path(out) / "checkpoints" / name;
+    SCOPED_TRACE(dir.string());
+    for (const char* file : {"case.json", "graph.ir", "inputs.pt", "repro.py", "repro.cpp", "CMakeLists.txt"})
+      EXPECT_TRUE(fs::exists(dir / file)) << file;
+    EXPECT_EQ(std::to_string(compute_nodes_in(read_text(dir / "graph.ir"))) + "_nodes", name);
+    EXPECT_TRUE(read_case_json(dir.string())["expected_failure"].is_object());
+  }
+}
+
+// ================================================================================================
+// Flags and refusals.
+
+TEST(MinifyCli, ListPassesNamesEveryPassWithADescription) {
+  const Result r = tsrepro({"minify", "--list-passes"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  for (const char* pass : {"truncate-suffix", "cut-nodes", "remove-outputs", "dce", "remove-unused-inputs",
+                           "consolidate-inputs", "shrink-inputs"})
+    EXPECT_NE(r.out.find(std::string(pass) + " "), std::string::npos) << pass << "\n" << r.describe();
+}
+
+TEST(MinifyCli, ACaseThatDoesNotFailExitsThreeAndLeavesNothing) {
+  TempDir tmp;
+  const std::string case_dir = tmp / "case";
+  ASSERT_EQ(tsrepro(import_args(kModels + "small_graph.ir", kModels + "small_graph.inputs.pt", case_dir)).exit_code, 0);
+  const Result r = tsrepro({"minify", case_dir, "--backend", "jit", "-o", tmp / "out"}, {tmp.path().string()});
+  EXPECT_TRUE(r.exited) << r.describe();
+  EXPECT_EQ(r.exit_code, 3) << r.describe();
+  EXPECT_NE(r.err.find("does not fail"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("verdict: pass"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("eager vs jit"), std::string::npos) << r.describe();
+  EXPECT_EQ(list_dir(tmp.path()), std::set<std::string>{"case"}) << "left behind: " << join(list_dir(tmp.path()));
+}
+
+TEST(MinifyCli, BadFlagsAreRefusedBeforeAnyWork) {
+  TempDir tmp;
+  const std::string case_dir = tmp / "case";
+  ASSERT_EQ(tsrepro(import_args(kModels + "small_graph.ir", kModels + "small_graph.inputs.pt", case_dir)).exit_code, 0);
+  fs::create_directory(tmp / "taken");
+  struct Bad {
+    Args args;
+    std::string mention;
+  };
+  const std::vector<Bad> bad = {
+      {{"minify", case_dir, "--backend", "bogus", "-o", tmp / "a"}, "bogus"},
+      {{"minify", case_dir, "--backend", "jit", "-o", tmp / "taken"}, "--resume"},
+      {{"minify", case_dir, "--backend", "jit", "-o", tmp / "b", "--passes", "cut-nodes,nope"}, "nope"},
+      {{"minify", case_dir, "--backend", "jit", "-o", tmp / "c", "--check-str", "(unclosed"}, "--check-str"},
+      {{"minify", case_dir, "--backend", "jit", "-o", tmp / "d", "--accuracy", "--check-str", "x"}, "--check-str"},
+      {{"minify", case_dir, "--backend", "jit", "-o", tmp / "e", "-j", "0"}, "-j"},
+      {{"minify", case_dir, "--backend", "jit"}, "--output"},
+      {{"minify", tmp / "missing", "--backend", "jit", "-o", tmp / "f"}, "missing"},
+  };
+  std::vector<Args> commands;
+  for (const Bad& b : bad) commands.push_back(b.args);
+  const std::vector<Result> results = tsrepro_all(commands, {tmp.path().string()});
+  for (size_t i = 0; i < bad.size(); ++i) {
+    SCOPED_TRACE(results[i].describe());
+    EXPECT_EQ(results[i].exit_code, 2);
+    EXPECT_EQ(results[i].err.rfind("tsrepro: error: ", 0), 0u);
+    EXPECT_NE(results[i].err.find(bad[i].mention), std::string::npos) << "should name " << bad[i].mention;
+  }
+  EXPECT_EQ(list_dir(tmp.path()), (std::set<std::string>{"case", "taken"})) << join(list_dir(tmp.path()));
+}
+
+// ================================================================================================
+// Every injected fault on a 100-node model: at most 3 compute nodes with the culprit, 1-minimal,
+// checkpoints consistent, and repro.py reproduces under stock PyTorch.
+
+class MinifyCliFault : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(MinifyCliFault, ShrinksToTheCulpritAndReproPyReproduces) {
+  const std::string fault = GetParam();
+  const std::string backend = "inject:" + fault + "@aten::relu";
+  TempDir tmp;
+  const std::string case_dir = import_chain(tmp);
+  const std::string out = tmp / "out";
+  const Result r = tsrepro({"minify", case_dir, "--backend", backend, "-o", out, "--json", "-j", "2", "--timeout",
+                            fault == "hang" ? "2" : "60"},
+                           {tmp.path().string(), 600});
+  const json s = expect_minified(r);
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_GE(s.value("original_nodes", 0), 100);
+  EXPECT_LE(s.value("final_nodes", 99), 3);
+  EXPECT_GE(s.value("final_nodes", 0), 1);
+  EXPECT_TRUE(s.value("one_minimal", false));
+  EXPECT_GT(s.value("queries", 0), 0);
+  EXPECT_EQ(s.value("repro_dir", ""), out + "/minified");
+  EXPECT_EQ(json::parse(read_text(out + "/summary.json")), s);
+
+  const std::string graph = read_text(out + "/minified/graph.ir");
+  EXPECT_NE(graph.find("aten::relu"), std::string::npos) << graph;
+  EXPECT_EQ(compute_nodes_in(graph), s.value("final_nodes", 0u)) << graph;
+  expect_consistent_checkpoints(out);
+  // Step lines went to stderr (stdout holds only the JSON).
+  EXPECT_NE(r.err.find("nodes   queries"), std::string::npos) << r.describe();
+
+  if (!system_python_has_torch()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch";
+  const Result py = run_python(out + "/minified/repro.py");
+  EXPECT_TRUE(py.exited) << py.describe();
+  EXPECT_EQ(py.exit_code, 1) << py.describe();
+  EXPECT_NE(py.out.find("reproduced (exit 1)"), std::string::npos) << py.describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryFault, MinifyCliFault,
+                         ::testing::Values("compile-error", "runtime-error", "accuracy", "abort", "segfault", "hang"),
+                         [](const auto& info) {
+                           std::string name = info.param;
+                           name.erase(std::remove(name.begin(), name.end(), '-'), name.end());
+                           return name;
+                         });
+
+// One fault is enough for the C++ build (about half a minute on two cores).
+TEST(MinifyCli, MinifiedReproCppBuildsAndReproduces) {
+  TempDir tmp;
+  const std::string case_dir = import_chain(tmp);
+  const std::string out = tmp / "out";
+  const Result r = tsrepro({"minify", case_dir, "--backend", "inject:runtime-error@aten::relu", "-o", out, "--json"},
+                           {tmp.path().string(), 600});
+  expect_minified(r);
+  ASSERT_EQ(r.exit_code, 0);
+  const std::string dir = out + "/minified", build = tmp / "build";
+  std::vector<std::string> configure = {"-S", dir, "-B", build, "-DCMAKE_BUILD_TYPE=Release"};
+#ifdef TSREPRO_TORCH_DIR
+  configure.push_back(std::string("-DTorch_DIR=") + TSREPRO_TORCH_DIR);
+#endif
+  const Result cmake = run_cmd("/usr/bin/cmake", configure, {"", 300});
+  ASSERT_EQ(cmake.exit_code, 0) << cmake.describe();
+  const Result make = run_cmd("/usr/bin/cmake", {"--build", build, "-j", "2"}, {"", 600});
+  ASSERT_EQ(make.exit_code, 0) << make.describe();
+  EXPECT_EQ(make.out.find("warning:"), std::string::npos) << make.out;
+  const Result repro = run_cmd(build + "/repro", {dir}, {"", 120});
+  EXPECT_TRUE(repro.exited) << repro.describe();
+  EXPECT_EQ(repro.exit_code, 1) << repro.describe();
+}
+
+// ================================================================================================
+// Interest rules other than "the same failure".
+
+TEST(MinifyCli, TestCommandDecidesWhatIsInteresting) {
+  // llvm-reduce style: interesting while the candidate still holds an aten::relu.
+  TempDir tmp;
+  const std::string case_dir = import_chain(tmp);
+  const std::string out = tmp / "out";
+  const Result r = tsrepro({"minify", case_dir, "--backend", "jit", "-o", out, "--json", "--test",
+                            "sh -c 'grep -q aten::relu \"$0/graph.ir\"'"},
+                           {tmp.path().string(), 600});
+  const json s = expect_minified(r);
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(s.value("final_nodes", 0), 1);
+  EXPECT_NE(read_text(out + "/minified/graph.ir").find("aten::relu"), std::string::npos);
+}
+
+TEST(MinifyCli, AccuracyModeMinifiesAnAccuracyFault) {
+  TempDir tmp;
+  const std::string case_dir = import_chain(tmp);
+  const std::string out = tmp / "out";
+  const Result r = tsrepro({"minify", case_dir, "--backend", "inject:accuracy@aten::relu", "-o", out, "--json", "--accuracy"},
+                           {tmp.path().string(), 600});
+  const json s = expect_minified(r);
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(s.value("kind", ""), "accuracy");
+  EXPECT_LE(s.value("final_nodes", 99), 3);
+}
+
+TEST(MinifyCli, AccuracyModeFindsAnExceptionUninteresting) {
+  TempDir tmp;
+  const std::string case_dir = import_chain(tmp);
+  const Result r = tsrepro({"minify", case_dir, "--backend", "inject:runtime-error@aten::relu", "-o", tmp / "out", "--accuracy"},
+                           {tmp.path().string(), 600});
+  EXPECT_EQ(r.exit_code, 3) << r.describe();
+  EXPECT_NE(r.err.find("verdict: exception"), std::string::npos) << r.describe();
+}
+
+// ================================================================================================
+// Real, publicly reported bugs (examples/bugs/*/README.md), minified with the real backend.
+
+struct RealBug {
+  const char* name;
+  const char* backend;
+  const char* kind;
+};
+
+void PrintTo(const RealBug& bug, std::ostream* os) { *os << bug.name << " under " << bug.backend; }
+
+class MinifyCliRealBug : public ::testing::TestWithParam<RealBug> {};
+
+TEST_P(MinifyCliRealBug, MinifiesAndReproPyReproducesWithStockPytorch) {
+  const RealBug bug = GetParam();
+  const std::string bug_dir = kSourceDir + "/examples/bugs/" + bug.name;
+  TempDir tmp;
+  const std::string case_dir = tmp / "case", out = tmp / "out";
+  ASSERT_EQ(tsrepro(import_args(bug_dir + "/model.pt", bug_dir + "/inputs.pt", case_dir)).exit_code, 0);
+  const Result r = tsrepro({"minify", case_dir, "--backend", bug.backend, "-o", out, "--json", "-j", "2"},
+                           {tmp.path().string(), 900});
+  const json s = expect_minified(r);
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_EQ(s.value("kind", ""), bug.kind);
+  EXPECT_LT(s.value("final_nodes", 999), s.value("original_nodes", 0) / 4) << s.dump();
+  EXPECT_TRUE(s.value("one_minimal", false));
+  std::cout << bug.name << ": " << s.dump() << "\n";
+
+  if (!system_python_has_torch()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch";
+  const Result py = run_python(out + "/minified/repro.py");
+  EXPECT_EQ(py.exit_code, 1) << py.describe();
+  EXPECT_NE(py.out.find("reproduced (exit 1)"), std::string::npos) << py.describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Bugs, MinifyCliRealBug,
+                         ::testing::Values(RealBug{"nnc_round_half_even", "nnc", "accuracy"},
+                                           RealBug{"ofi_addmm_chain", "ofi", "exception"}),
+                         [](const auto& info) { return std::string(info.param.name); });
+
+// ================================================================================================
+// A minify killed with SIGKILL leaves only reproducing checkpoints, and --resume ends where an
+// uninterrupted run ends.
+
+TEST(MinifyCli, KilledMinifyResumesToTheSameResult) {
+  TempDir tmp;
+  const std::string case_dir = import_chain(tmp);
+  const std::string backend = "inject:runtime-error@aten::relu";
+  const std::string killed = tmp / "killed", whole = tmp / "whole";
+
+  // The reference: an uninterrupted run, alongside.
+  auto uninterrupted = std::async(std::launch::async, [&] {
+    return tsrepro({"minify", case_dir, "--backend", backend, "-o", whole, "--json"}, {tmp.path().string(), 600});
+  });
+
+  // Kill the other run once it has accepted a step beyond its start.
+  std::atomic<bool> stop_watching{false};
+  auto killer = std::async(std::launch::async, [&] {
+    while (!stop_watching) {
+      if (list_dir(fs::path(killed) / "checkpoints").size() >= 2) {
+        for (pid_t pid : processes_running(kTsrepro, killed)) ::kill(-pid, SIGKILL);
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return false;
+  });
+  const Result first = tsrepro({"minify", case_dir, "--backend", backend, "-o", killed, "--json"}, {tmp.path().string(), 600});
+  stop_watching = true;
+  ASSERT_TRUE(killer.get()) << "the run ended before it could be killed\n" << first.describe();
+  ASSERT_FALSE(first.exited) << first.describe();
+  EXPECT_EQ(first.term_signal, SIGKILL);
+  EXPECT_FALSE(fs::exists(killed + "/minified"));
+
+  // Every checkpoint present reproduces.
+  expect_consistent_checkpoints(killed);
+  for (const std::string& name : list_dir(fs::path(killed) / "checkpoints")) {
+    if (name[0] == '.') continue;
+    const Result run = tsrepro({"run", killed + "/checkpoints/" + name, "--backend", backend});
+    EXPECT_EQ(run.exit_code, 1) << name << "\n" << run.describe();
+  }
+
+  const Result resumed = tsrepro({"minify", case_dir, "--backend", backend, "-o", killed, "--json", "--resume"},
+                                 {tmp.path().string(), 600});
+  const json r = expect_minified(resumed);
+  const Result whole_run = uninterrupted.get();
+  const json w = expect_minified(whole_run);
+  EXPECT_NE(resumed.err.find("resumed"), std::string::npos) << resumed.describe();
+  EXPECT_EQ(r.value("final_nodes", 0), w.value("final_nodes", 1));
+  EXPECT_EQ(r.value("original_nodes", 0), w.value("original_nodes", 1));
+  EXPECT_EQ(r.value("signature", ""), w.value("signature", "?"));
+  EXPECT_EQ(read_text(killed + "/minified/graph.ir"), read_text(whole + "/minified/graph.ir"));
+  for (const std::string& name : list_dir(fs::path(killed) / "checkpoints"))
+    EXPECT_NE(name[0], '.') << "--resume leaves no unfinished write behind";
+}
+
+}  // namespace

@@ -1,0 +1,434 @@
+// repro.py: the generated script runs under Debian's /usr/bin/python3 (stock PyTorch), judges a
+// case the way tsrepro's runner does, and keeps whatever text a case holds as data.
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+#include <torch/script.h>
+
+#include "repro/python_literal.h"
+#include "runner/evaluate.h"
+#include "runner/import.h"
+#include "runner/inputs.h"
+#include "tests/test_support.h"
+#include "tsrepro/case.h"
+#include "tsrepro/error.h"
+#include "tsrepro/writer.h"
+
+namespace tsrepro {
+namespace {
+
+using testing::model_path;
+using testing::source_path;
+
+constexpr const char* kPython = "/usr/bin/python3";
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+CommandResult run_command(const std::string& command) {
+  CommandResult result;
+  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
+  if (!pipe) return result;
+  char buffer[4096];
+  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) result.output.append(buffer, n);
+  const int status = ::pclose(pipe);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+std::string quoted(const std::string& path) { return "'" + path + "'"; }
+
+bool python_has_torch() {
+  static const bool has_torch = run_command(std::string(kPython) + " -c 'import torch'").exit_code == 0;
+  return has_torch;
+}
+
+#define SKIP_WITHOUT_PYTHON_TORCH() \
+  if (!python_has_torch()) GTEST_SKIP() << kPython << " cannot import torch"
+
+Case example_case(const std::string& name) {
+  const bool ir = name == "small_graph";
+  return import_case({model_path(name + (ir ? ".ir" : ".pt")), "forward", model_path(name + ".inputs.pt"), ""});
+}
+
+Case bug_case(const std::string& name) {
+  const std::string dir = source_path("examples/bugs/" + name + "/");
+  return import_case({dir + "model.pt", "forward", dir + "inputs.pt", ""});
+}
+
+ReproSettings settings_for(const std::string& backend, const std::string& expected_kind,
+                           const std::string& expected_signature = "") {
+  ReproSettings s;
+  s.backend = backend;
+  s.expected_kind = expected_kind;
+  s.expected_signature = expected_signature;
+  s.command_line = "tsrepro run case --backend " + backend;
+  return s;
+}
+
+// Writes the case with its repro.py into `dir` and returns the script's path.
+std::string write_repro(const Case& c, const ReproSettings& settings, const std::string& dir) {
+  write_case(c, dir, false, {{"repro.py", repro_py_source(c, settings)}});
+  return dir + "/repro.py";
+}
+
+CommandResult run_repro(const std::string& script) {
+  return run_command(std::string(kPython) + " " + quoted(script));
+}
+
+// The "verdict: <status>" line the script prints.
+std::string printed_status(const CommandResult& r) {
+  const auto at = r.output.find("\nverdict: ");
+  if (at == std::string::npos) return "";
+  const auto start = at + 10;
+  return r.output.substr(start, r.output.find_first_of(" ,\n", start) - start);
+}
+
+// Python names every C++ exception that is not a c10 error RuntimeError, where tsrepro prints the
+// C++ type (torch::jit::ErrorReport): compare exception signatures without the type.
+std::string without_exception_type(const std::string& signature) {
+  if (signature.rfind("exception:", 0) != 0) return signature;
+  const auto phase_end = signature.find(':', 10);
+  const auto type_end = signature.find(": ", phase_end);
+  if (phase_end == std::string::npos || type_end == std::string::npos) return signature;
+  return signature.substr(0, phase_end + 1) + signature.substr(type_end + 2);
+}
+
+std::string printed_signature(const CommandResult& r) {
+  const auto at = r.output.find("\nsignature: ");
+  if (at == std::string::npos) return "";
+  const auto start = at + 12;
+  return r.output.substr(start, r.output.find('\n', start) - start);
+}
+
+// ---- Escaping (no Python needed) ---------------------------------------------------------------
+
+TEST(PythonLiteral, EscapesEverythingThatCouldEndTheLiteral) {
+  EXPECT_EQ(python_string_literal("a\"b'c\\d\ne\rf\tg"), R"("a\"b'c\\d\ne\rf\tg")");
+  EXPECT_EQ(python_string_literal(std::string("nul\0del\x7f", 8)), R"("nul\x00del\x7f")");
+  EXPECT_EQ(python_string_literal("caf\xc3\xa9 \xf0\x9f\x90\x8d"), R"("caf\u00e9 \U0001f40d")");
+  EXPECT_EQ(python_string_literal("bad \xff\xc3("), R"("bad \xff\xc3(")");  // not UTF-8: byte by byte
+  EXPECT_EQ(python_string_literal("\xed\xa0\x80"), R"("\xed\xa0\x80")");      // a surrogate is not valid UTF-8
+}
+
+TEST(PythonLiteral, CommentTextStaysOnOneLine) {
+  const std::string text = python_comment_text("x\nimport os\r\n\x0c\u2028\"q\"");
+  EXPECT_EQ(text.find_first_of("\n\r\x0c"), std::string::npos) << text;
+  EXPECT_EQ(text, R"(x\nimport os\r\n\x0c\u2028"q")");
+}
+
+TEST(PythonLiteral, NumbersAndJsonValuesReadBackExactly) {
+  EXPECT_EQ(python_float_literal(2.0), "2.0");
+  EXPECT_EQ(python_float_literal(0.1), "0.1");
+  EXPECT_EQ(python_float_literal(-1e300), "-1e+300");
+  EXPECT_EQ(python_float_literal(1.0 / 3), "0.3333333333333333");
+  EXPECT_EQ(python_float_literal(INFINITY), "math.inf");
+  EXPECT_EQ(python_float_literal(-INFINITY), "-math.inf");
+  EXPECT_EQ(python_float_literal(NAN), "math.nan");
+  const nlohmann::json value = {{"a", {1, -2, 2.5, true, nullptr}}, {"b\"", "x"}};
+  EXPECT_EQ(python_literal(value), R"({"a": [1, -2, 2.5, True, None], "b\"": "x"})");
+}
+
+// ---- The generated source (no Python needed) ---------------------------------------------------
+
+TEST(ReproPySource, HoldsOnlyTheBackendsItUses) {
+  Case c = example_case("small_graph");
+  const std::string nnc = repro_py_source(c, settings_for("nnc", "accuracy"));
+  EXPECT_NE(nnc.find("def prepare_nnc("), std::string::npos);
+  EXPECT_EQ(nnc.find("def prepare_inject("), std::string::npos);
+  EXPECT_EQ(nnc.find("def prepare_ofi("), std::string::npos);
+  const std::string inject = repro_py_source(c, settings_for("inject:hang@aten::relu", "timeout"));
+  EXPECT_NE(inject.find("def prepare_inject("), std::string::npos);
+  EXPECT_EQ(inject.find("class ProfiledGraph"), std::string::npos);
+  // The IR reads like the graph: one literal per line (small_graph's IR needs no escapes).
+  std::istringstream ir(graph_to_ir(*c.graph));
+  for (std::string line; std::getline(ir, line);)
+    EXPECT_NE(nnc.find("\n    \"" + line + "\\n\"\n"), std::string::npos) << line << "\n" << nnc;
+}
+
+TEST(ReproPySource, RefusesBackendsWithoutAPythonVersion) {
+  Case c = example_case("small_graph");
+  EXPECT_THROW(repro_py_source(c, settings_for("tensorrt", "accuracy")), UserError);
+  EXPECT_THROW(repro_py_source(c, settings_for("inject:segfault", "crash")), UserError);
+}
+
+// ---- Running repro.py ----------------------------------------------------------------------------
+
+struct InjectedFault {
+  std::string backend;
+  std::string expected_kind;
+  std::string expected_signature;
+};
+
+class ReproPyInjectedFault : public ::testing::TestWithParam<InjectedFault> {};
+
+TEST_P(ReproPyInjectedFault, ReproducesAndExitsOne) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  const InjectedFault& fault = GetParam();
+  testing::TempDir dir;
+  ReproSettings settings = settings_for(fault.backend, fault.expected_kind, fault.expected_signature);
+  settings.timeout_seconds = 3;
+  const CommandResult r = run_repro(write_repro(example_case("chain100_scripted"), settings, dir / "case"));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_EQ(printed_signature(r), fault.expected_signature) << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Faults, ReproPyInjectedFault,
+    ::testing::Values(
+        InjectedFault{"inject:compile-error@aten::relu+aten::tanh", "exception",
+                      "exception:compile:RuntimeError: tsrepro injected compile error at aten::relu+aten::tanh"},
+        InjectedFault{"inject:runtime-error@aten::relu", "exception",
+                      "exception:run:RuntimeError: tsrepro injected runtime error at aten::relu"},
+        InjectedFault{"inject:accuracy@aten::relu", "accuracy", "accuracy:float32"},
+        InjectedFault{"inject:abort@aten::relu", "crash", "crash:SIGABRT"},
+        InjectedFault{"inject:segfault@aten::relu", "crash", "crash:SIGSEGV"},
+        InjectedFault{"inject:hang@aten::relu", "timeout", "timeout"}),
+    [](const ::testing::TestParamInfo<InjectedFault>& info) {
+      const std::string& b = info.param.backend;
+      std::string name = b.substr(7, b.find('@') - 7);
+      name.erase(std::remove(name.begin(), name.end(), '-'), name.end());
+      return name;
+    });
+
+TEST(ReproPy, ACrashWithAnotherSignalDoesNotReproduce) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  testing::TempDir dir;
+  const CommandResult r = run_repro(write_repro(example_case("small_graph"),
+                                                settings_for("inject:abort@aten::relu", "crash", "crash:SIGSEGV"),
+                                                dir / "case"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(printed_status(r), "crash") << r.output;
+}
+
+TEST(ReproPy, AFaultOnAnOpTheGraphLacksDoesNotFire) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  testing::TempDir dir;
+  const CommandResult r = run_repro(write_repro(example_case("chain100_scripted"),
+                                                settings_for("inject:segfault@aten::relu+aten::abs", "crash"),
+                                                dir / "case"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(printed_status(r), "pass") << r.output;
+}
+
+struct HealthyRun {
+  std::string model;
+  std::string backend;
+  bool backward;
+};
+
+class ReproPyHealthyBackend : public ::testing::TestWithParam<HealthyRun> {};
+
+TEST_P(ReproPyHealthyBackend, PassesAndExitsZero) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  testing::TempDir dir;
+  ReproSettings settings = settings_for(GetParam().backend, "accuracy");
+  settings.backward = GetParam().backward;
+  const CommandResult r = run_repro(write_repro(example_case(GetParam().model), settings, dir / "case"));
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(printed_status(r), "pass") << r.output;
+}
+
+INSTANTIATE_TEST_SUITE_P(Backends, ReproPyHealthyBackend,
+                         ::testing::Values(HealthyRun{"elementwise_chain_scripted", "nnc", false},
+                                           HealthyRun{"conv_bn_relu_linear_scripted", "ofi", false},
+                                           HealthyRun{"multi_output_scripted", "jit", true}),
+                         [](const ::testing::TestParamInfo<HealthyRun>& info) {
+                           return info.param.backend + (info.param.backward ? "_backward" : "");
+                         });
+
+// The script and tsrepro's own runner reach the same verdict on real bugs and corner cases.
+struct RunnerAgreement {
+  std::string name;
+  bool is_bug;  // examples/bugs/<name> rather than examples/models/<name>
+  std::string backend;
+  bool backward;
+  bool fake_inputs = false;
+};
+
+class ReproPyAgreesWithRunner : public ::testing::TestWithParam<RunnerAgreement> {};
+
+TEST_P(ReproPyAgreesWithRunner, OnTheVerdict) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  const RunnerAgreement& p = GetParam();
+  testing::TempDir dir;
+  Case c = p.is_bug ? bug_case(p.name) : example_case(p.name);
+
+  EvalRequest request;
+  request.graph_ir = graph_to_ir(*c.graph);
+  request.specs = c.inputs;
+  request.backend = p.backend;
+  request.backward = p.backward;
+  write_case(c, dir / "runner_case");
+  if (!p.fake_inputs) request.inputs_path = dir / "runner_case/inputs.pt";
+  const Verdict expected = Evaluator().evaluate(request, [](const std::string&) {});
+  ASSERT_NE(expected.status, Status::Invalid) << expected.message;
+
+  ReproSettings settings = settings_for(p.backend, status_name(expected.status), expected.signature);
+  settings.backward = p.backward;
+  settings.fake_inputs = p.fake_inputs;
+  const CommandResult r = run_repro(write_repro(c, settings, dir / "case"));
+  EXPECT_EQ(printed_status(r), status_name(expected.status)) << expected.message << "\n" << r.output;
+  if (expected.failed()) {
+    EXPECT_EQ(r.exit_code, 1) << r.output;
+    EXPECT_EQ(without_exception_type(printed_signature(r)), without_exception_type(expected.signature)) << r.output;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, ReproPyAgreesWithRunner,
+                         ::testing::Values(RunnerAgreement{"nnc_frac_negative", true, "nnc", false},
+                                           RunnerAgreement{"nnc_frac_negative", true, "nnc", false, true},
+                                           RunnerAgreement{"ofi_addmm_chain", true, "ofi", false},
+                                           // ofi folds parameters into constants: their gradients vanish.
+                                           RunnerAgreement{"conv_bn_relu_linear_scripted", false, "ofi", true}),
+                         [](const ::testing::TestParamInfo<RunnerAgreement>& info) {
+                           return info.param.name + (info.param.backward ? "_backward" : "") +
+                                  (info.param.fake_inputs ? "_fake_inputs" : "");
+                         });
+
+// Specs that exercise every branch of make_fake_value: dense and non-dense strides, dtypes,
+// missing and degenerate ranges, scalars.
+Case fake_only_case() {
+  Case c;
+  c.graph = graph_from_ir(
+      "graph(%a : Tensor, %b : Tensor, %c : Tensor, %d : Tensor, %e : Tensor, %f : Tensor, %g : int, %h : float,"
+      " %i : bool, %j : int[]):\n  return (%a)\n",
+      "test");
+  auto tensor = [](std::string name, std::string dtype, std::vector<int64_t> sizes, std::vector<int64_t> strides,
+                   std::optional<double> min, std::optional<double> max) {
+    InputSpec s;
+    s.name = std::move(name);
+    s.kind = "tensor";
+    s.dtype = std::move(dtype);
+    s.sizes = std::move(sizes);
+    s.strides = std::move(strides);
+    s.min = min;
+    s.max = max;
+    return s;
+  };
+  auto scalar = [](std::string name, std::string kind, nlohmann::json value) {
+    InputSpec s;
+    s.name = std::move(name);
+    s.kind = std::move(kind);
+    s.value = std::move(value);
+    return s;
+  };
+  c.inputs = {tensor("a", "float32", {3, 4}, {1, 3}, -2.5, 7.25),     // transposed: dense, kept
+              tensor("b", "float64", {2, 3}, {0, 1}, std::nullopt, std::nullopt),  // expanded: not dense
+              tensor("c", "int64", {5}, {1}, -3.5, 11.2),
+              tensor("d", "bool", {2, 2}, {2, 1}, std::nullopt, std::nullopt),
+              tensor("e", "uint8", {4}, {1}, std::nullopt, std::nullopt),
+              tensor("f", "float32", {3}, {1}, 2.0, 2.0),
+              scalar("g", "int", 7),
+              scalar("h", "float", 0.1),
+              scalar("i", "bool", true),
+              scalar("j", "int[]", {1, 2})};
+  return c;
+}
+
+TEST(ReproPy, FakeInputsEqualTheRunners) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  testing::TempDir dir;
+  constexpr uint64_t kSeed = 7;
+  for (const auto& [label, c] : {std::pair<std::string, Case>{"specs", fake_only_case()},
+                                 std::pair<std::string, Case>{"int_inputs", example_case("int_inputs_scripted")}}) {
+    ReproSettings settings = settings_for("jit", "accuracy");
+    settings.fake_inputs = true;
+    settings.seed = kSeed;
+    const std::string script = write_repro(c, settings, dir / label);
+    const std::vector<char> runner_values =
+        torch::jit::pickle_save(c10::ivalue::Tuple::create(make_fake_inputs(c.inputs, kSeed)));
+    std::ofstream(dir / (label + ".pt"), std::ios::binary).write(runner_values.data(), runner_values.size());
+
+    // Imports repro.py as a module (its main() does not run) and compares value by value.
+    const std::string check = dir / (label + "_check.py");
+    std::ofstream(check) << "import importlib.util, sys, torch\n"
+                            "spec = importlib.util.spec_from_file_location('repro', sys.argv[1])\n"
+                            "repro = importlib.util.module_from_spec(spec)\n"
+                            "spec.loader.exec_module(repro)\n"
+                            "mine, theirs = repro.load_inputs(), torch.load(sys.argv[2])\n"
+                            "assert len(mine) == len(theirs), (len(mine), len(theirs))\n"
+                            "for i, (a, b) in enumerate(zip(mine, theirs)):\n"
+                            "    if isinstance(b, torch.Tensor):\n"
+                            "        ok = a.dtype == b.dtype and a.shape == b.shape and a.stride() == b.stride() "
+                            "and torch.equal(a, b)\n"
+                            "    else:\n"
+                            "        ok = type(a) == type(b) and a == b\n"
+                            "    assert ok, (i, a, b)\n"
+                            "print('fake inputs equal:', len(mine))\n";
+    const CommandResult r =
+        run_command(std::string(kPython) + " " + quoted(check) + " " + quoted(script) + " " + quoted(dir / (label + ".pt")));
+    EXPECT_EQ(r.exit_code, 0) << label << ":\n" << r.output;
+    EXPECT_NE(r.output.find("fake inputs equal: " + std::to_string(c.inputs.size())), std::string::npos) << r.output;
+  }
+}
+
+// Text that would run code if it reached the script unescaped: each attack creates `marker`.
+TEST(ReproPy, HostileTextInTheCaseStaysData) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  testing::TempDir dir;
+  const std::string marker = dir / "pwned";
+  const std::string payload = "__import__('os').system('touch " + marker + "')";
+  // The IR printer escapes string constants; the parser reads them back.
+  const std::string ir =
+      "graph(%x : Tensor):\n"
+      "  %s1 : str = prim::Constant[value=\"\\\"); " + payload + "; (\\\"\"]()\n"
+      "  %s2 : str = prim::Constant[value=\"a\\nimport os; " + payload + "\\n\\\\\\\"\\\"\\\" ''' x\"]()\n"
+      "  %s3 : str = aten::add(%s1, %s2)\n"
+      "  %n : int = aten::len(%s3)\n"
+      "  %y : Tensor = aten::relu(%x)\n"
+      "  return (%y, %s3, %n)\n";
+  Case c;
+  c.graph = graph_from_ir(ir, "attack");
+  c.values = std::vector<c10::IValue>{torch::randn({3})};
+  c.inputs = {spec_from_value("x", c.values->front())};
+  ReproSettings settings = settings_for("jit", "accuracy");
+  settings.command_line = "tsrepro run x\n" + payload + "\n# \xc3\xa9\r" + payload;
+  settings.expected_signature = "accuracy:\"\"\"\n" + payload + "\n'''";
+  settings.backend_options = {{"key\"\n" + payload, "v'\\" + payload}};
+  const std::string script = write_repro(c, settings, dir / "case");
+
+  const CommandResult r = run_repro(script);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_EQ(printed_status(r), "pass") << r.output;
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "an attack ran: " << r.output;
+
+  // The text arrives unchanged: the embedded IR is graph.ir, byte for byte.
+  const std::string check = dir / "check.py";
+  std::ofstream(check) << "import importlib.util, sys\n"
+                          "spec = importlib.util.spec_from_file_location('repro', sys.argv[1])\n"
+                          "repro = importlib.util.module_from_spec(spec)\n"
+                          "spec.loader.exec_module(repro)\n"
+                          "assert repro.GRAPH_IR == open(sys.argv[2]).read()\n"
+                          "assert repro.EXPECTED_SIGNATURE.count(\"'''\") == 1, repro.EXPECTED_SIGNATURE\n"
+                          "print('embedded text intact')\n";
+  const CommandResult embedded =
+      run_command(std::string(kPython) + " " + quoted(check) + " " + quoted(script) + " " + quoted(dir / "case/graph.ir"));
+  EXPECT_EQ(embedded.exit_code, 0) << embedded.output;
+  EXPECT_NE(embedded.output.find("embedded text intact"), std::string::npos) << embedded.output;
+  EXPECT_FALSE(std::filesystem::exists(marker));
+}
+
+TEST(ReproPy, ACudaReproWithoutCudaSaysSoAndExitsTwo) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  if (run_command(std::string(kPython) + " -c 'import torch, sys; sys.exit(torch.cuda.is_available())'").exit_code != 0)
+    GTEST_SKIP() << "this machine has CUDA";
+  testing::TempDir dir;
+  ReproSettings settings = settings_for("jit", "accuracy");
+  settings.device = "cuda";
+  const CommandResult r = run_repro(write_repro(example_case("small_graph"), settings, dir / "case"));
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("no CUDA device"), std::string::npos) << r.output;
+}
+
+}  // namespace
+}  // namespace tsrepro
