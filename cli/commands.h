@@ -49,6 +49,7 @@ struct MinifyCliOptions {
   std::vector<std::string> passes;
   bool resume = false;
   bool skip_sanity = false;
+  bool offload = false;
   bool json = false;
   std::string command_line;  // as typed, for the reproducers' headers
 };

@@ -116,6 +116,8 @@ int main(int argc, char** argv) {
   minify_cmd->add_option("--passes", minify.passes, "comma-separated passes to run (default: all)")->delimiter(',');
   minify_cmd->add_flag("--resume", minify.resume, "continue from the smallest checkpoint in the output directory");
   minify_cmd->add_flag("--skip-sanity", minify.skip_sanity, "do not run the original case first");
+  minify_cmd->add_flag("--offload", minify.offload,
+                       "keep the reference values cut-nodes feeds in on disk (OUT/reference-values/), not in memory");
   minify_cmd->add_flag("--json", minify.json, "print the summary as one JSON object");
   minify_cmd->add_flag("--list-passes", list_passes, "list the reduction passes and exit");
 

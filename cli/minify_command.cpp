@@ -178,6 +178,7 @@ nlohmann::json summary_json(const MinifyResult& r, const EarlierProgress& earlie
           {"queries", earlier.queries + r.stats.queries},
           {"cache_hits", earlier.cache_hits + r.stats.cache_hits},
           {"seconds", earlier.seconds + r.stats.seconds},
+          {"query_ms_median", r.stats.query_ms_median},
           {"kind", f.kind},
           {"signature", f.signature},
           {"one_minimal", r.one_minimal},
@@ -241,6 +242,15 @@ int minify_command(const MinifyCliOptions& o) {
   } else if (o.skip_sanity) {
     options.known_failure = failure_without_sanity_run(original, o, options);
   }
+
+  // Offloaded reference values live only as long as this run; a killed run's are swept here.
+  const std::string offload_root = out_dir + "/reference-values";
+  remove_tree(offload_root);
+  if (o.offload) options.offload_dir = offload_root;
+  struct SweepOnExit {
+    std::string path;
+    ~SweepOnExit() { remove_tree(path); }
+  } sweep{offload_root};
 
   CheckpointWriter writer(out_dir, repro_settings_for(options, o.command_line));
   ConsoleObserver observer(writer, o.json ? std::cerr : std::cout, earlier, checkpoint.has_value());

@@ -44,6 +44,13 @@ bool PassContext::is_interesting(const Case& candidate) {
   return oracle_.first_interesting({candidate}).has_value();
 }
 
+std::optional<Verdict> PassContext::verdict_of(const Case& candidate) {
+  oracle_.set_progress_context(pass_, count_compute_nodes(*state_.graph));
+  return oracle_.verdict_of(candidate);
+}
+
+bool PassContext::expects_accuracy_failure() const { return oracle_.expected().kind == "accuracy"; }
+
 void PassContext::accept(Case candidate) {
   AcceptedStep step;
   step.pass = pass_;
@@ -102,7 +109,7 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, MinifyOb
   state.expected = oracle.expected();
   observer.on_start(state, result.original_verdict);
 
-  PassContext ctx(oracle, state, observer, result.steps);
+  PassContext ctx(oracle, state, observer, result.steps, options.offload_dir);
   for (;;) {
     bool changed = false;
     for (const PassEntry* pass : passes) {

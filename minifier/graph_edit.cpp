@@ -58,23 +58,6 @@ std::vector<Node*> cuttable_nodes(const Graph& graph) {
   return nodes;
 }
 
-ReferenceValues compute_reference_values(const Case& state) {
-  auto graph = state.graph->copy();
-  std::vector<std::string> names;
-  const size_t original_outputs = graph->outputs().size();
-  for (Node* node : graph->nodes()) {
-    for (Value* output : node->outputs()) {
-      names.push_back(output->debugName());
-      graph->registerOutput(output);
-    }
-  }
-  std::vector<c10::IValue> inputs = clone_values(*state.values);
-  std::vector<c10::IValue> outputs = interpret_graph(graph)->run(inputs);
-  ReferenceValues refs;
-  for (size_t i = 0; i < names.size(); ++i) refs[names[i]] = outputs.at(original_outputs + i);
-  return refs;
-}
-
 bool normalize(Case& c) {
   torch::jit::EliminateDeadCode(c.graph);
   drop_unused_inputs(c);
@@ -107,16 +90,16 @@ std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>&
         return use.user->kind() == c10::prim::Return || !removed.count(top_level_owner(use.user, *cut.graph));
       });
       if (!needed_outside) continue;
-      auto ref = refs.find(output->debugName());
-      if (ref == refs.end() || !can_be_graph_input(ref->second)) return std::nullopt;
+      const std::optional<c10::IValue> ref = refs.find(output->debugName());
+      if (!ref || !can_be_graph_input(*ref)) return std::nullopt;
       const std::string name = output->debugName();
       Value* input = cut.graph->addInput();
       input->setType(output->type());
       output->replaceAllUsesWith(input);
       // Printed names like %3 are not names a value can be given; those inputs get a fresh one.
       if (!name.empty() && !std::all_of(name.begin(), name.end(), ::isdigit)) input->setDebugName(name);
-      cut.inputs.push_back(spec_from_value(input->debugName(), ref->second));
-      cut.values->push_back(ref->second);
+      cut.inputs.push_back(spec_from_value(input->debugName(), *ref));
+      cut.values->push_back(*ref);
     }
   }
   // The top-level values the cut nodes read and that survive the cut (KeepFeeders exposes them).

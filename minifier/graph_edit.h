@@ -5,9 +5,9 @@
 
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
+#include "minifier/reference_values.h"
 #include "tsrepro/case.h"
 
 namespace torch::jit {
@@ -16,18 +16,11 @@ struct Node;
 
 namespace tsrepro {
 
-// The value every top-level value had in the reference run, by debug name.
-using ReferenceValues = std::unordered_map<std::string, c10::IValue>;
-
 Case copy_case(const Case& c);
 
 // The nodes a pass may remove or cut: top-level, not prim::Constant. A node with blocks
 // (prim::If, prim::Loop) counts as one and goes as a whole.
 std::vector<torch::jit::Node*> cuttable_nodes(const torch::jit::Graph& graph);
-
-// Runs the state's graph in the interpreter, in this process, with every top-level value
-// exposed as an output. (The reference is known to run: the sanity check passed it.)
-ReferenceValues compute_reference_values(const Case& state);
 
 // How a cut treats the nodes that fed only the cut ones.
 enum class CutMode {

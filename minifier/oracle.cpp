@@ -155,6 +155,21 @@ bool Oracle::run_test_command(const Case& candidate, size_t serial) {
   return passed;
 }
 
+std::optional<Verdict> Oracle::verdict_of(const Case& candidate) {
+  if (options_.interest == Interest::TestCommand) return std::nullopt;
+  const std::string inputs = scratch_dir_ + "/inputs-" + std::to_string(serial_++) + ".pt";
+  write_values(*candidate.values, inputs);
+  const double started = now_seconds();
+  Verdict verdict = runners_.front()->evaluate(request_for(graph_to_ir(*candidate.graph), candidate.inputs, inputs),
+                                               options_.timeout_seconds);
+  fs::remove(inputs);
+  query_ms_.push_back((now_seconds() - started) * 1000);
+  ++stats_.queries;
+  stats_.seconds = now_seconds() - started_;
+  observer_.on_query(pass_, stats_, nodes_);
+  return verdict;
+}
+
 bool Oracle::run_candidate(const Case& candidate, size_t slot, size_t serial) {
   if (options_.interest == Interest::TestCommand) return run_test_command(candidate, serial);
   const std::string inputs = scratch_dir_ + "/inputs-" + std::to_string(serial) + ".pt";
@@ -173,6 +188,7 @@ std::optional<size_t> Oracle::first_interesting(const std::vector<Case>& candida
     std::vector<std::string> keys;
     std::vector<std::optional<bool>> outcomes(end - start);
     std::vector<std::future<bool>> running(end - start);
+    const double window_started = now_seconds();  // a candidate's latency: its window's start to its answer
     size_t slot = 0;
     for (size_t i = start; i < end; ++i) {
       keys.push_back(cache_key(candidates[i]));
@@ -191,10 +207,16 @@ std::optional<size_t> Oracle::first_interesting(const std::vector<Case>& candida
     for (size_t i = start; i < end; ++i) {
       if (outcomes[i - start]) continue;
       outcomes[i - start] = running[i - start].get();
+      query_ms_.push_back((now_seconds() - window_started) * 1000);
       cache_[keys[i - start]] = *outcomes[i - start];
       ++stats_.queries;
     }
     stats_.seconds = now_seconds() - started_;
+    if (!query_ms_.empty()) {
+      std::vector<double> sorted = query_ms_;
+      std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+      stats_.query_ms_median = sorted[sorted.size() / 2];
+    }
     observer_.on_query(pass_, stats_, nodes_);
     for (size_t i = start; i < end; ++i)
       if (*outcomes[i - start]) return i;

@@ -29,6 +29,9 @@ class Oracle {
   // interesting one in list order — the same answer for every `jobs`.
   std::optional<size_t> first_interesting(const std::vector<Case>& candidates);
 
+  // One candidate's verdict (a query, not cached); nullopt under --test.
+  std::optional<Verdict> verdict_of(const Case& candidate);
+
   void set_progress_context(const std::string& pass, size_t nodes) {
     pass_ = pass;
     nodes_ = nodes;
@@ -53,6 +56,7 @@ class Oracle {
   std::string scratch_dir_;
   size_t serial_ = 0;
   MinifyStats stats_;
+  std::vector<double> query_ms_;  // per candidate run, for the median in stats_
   std::string pass_;
   size_t nodes_ = 0;
   double started_ = 0;

@@ -15,8 +15,9 @@ namespace tsrepro {
 
 class PassContext {
  public:
-  PassContext(Oracle& oracle, Case& state, MinifyObserver& observer, std::vector<AcceptedStep>& steps)
-      : oracle_(oracle), state_(state), observer_(observer), steps_(steps) {}
+  PassContext(Oracle& oracle, Case& state, MinifyObserver& observer, std::vector<AcceptedStep>& steps,
+              std::string offload_dir = "")
+      : oracle_(oracle), state_(state), observer_(observer), steps_(steps), offload_dir_(std::move(offload_dir)) {}
 
   const Case& state() const { return state_; }
 
@@ -27,6 +28,13 @@ class PassContext {
 
   // Tests without accepting (for searches that accept the best of several answers).
   bool is_interesting(const Case& candidate);
+  // The verdict itself, for passes that learn from it (counts as a query; not cached). nullopt
+  // when the interest rule does not judge by verdicts (--test).
+  std::optional<Verdict> verdict_of(const Case& candidate);
+  bool expects_accuracy_failure() const;
+  // The reference run's value of every top-level value of `c`, in memory or offloaded as the
+  // options say. Throws if the reference cannot run the graph with its values exposed.
+  ReferenceValues reference_values(const Case& c) const { return compute_reference_values(c, offload_dir_); }
   void accept(Case candidate);
 
   void begin_pass(const std::string& name);
@@ -37,6 +45,7 @@ class PassContext {
   MinifyObserver& observer_;
   std::vector<AcceptedStep>& steps_;
   std::string pass_;
+  std::string offload_dir_;
 };
 
 using PassFunction = bool (*)(PassContext&);  // true when it changed the state
@@ -51,6 +60,7 @@ struct PassEntry {
 const std::vector<PassEntry>& pass_table();
 
 // The passes, one file each under minifier/passes/.
+bool localize_divergence_pass(PassContext& ctx);
 bool truncate_suffix_pass(PassContext& ctx);
 bool cut_nodes_pass(PassContext& ctx);
 bool remove_outputs_pass(PassContext& ctx);

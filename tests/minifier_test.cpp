@@ -74,6 +74,20 @@ TEST(TruncateSuffix, DropsEverythingAfterTheCulprit) {
   EXPECT_LE(h.oracle.stats().queries, 1u + 3u);  // sanity + ~log2(5)
 }
 
+TEST(LocalizeDivergence, OneInstrumentedRunFindsTheFirstWrongNode) {
+  PassHarness h(case_from_ir(kChain, {at::randn({4})}), "inject:accuracy@aten::relu");
+  const size_t before = h.oracle.stats().queries;
+  EXPECT_TRUE(h.run(localize_divergence_pass));
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+  EXPECT_LE(h.oracle.stats().queries - before, 2u);  // the instrumented run + the culprit alone
+}
+
+TEST(LocalizeDivergence, LeavesOtherFailuresToTheOtherPasses) {
+  PassHarness h(case_from_ir(kChain, {at::randn({4})}), "inject:runtime-error@aten::relu");
+  EXPECT_FALSE(h.run(localize_divergence_pass));
+  EXPECT_EQ(h.oracle.stats().queries, 1u);  // the sanity run only
+}
+
 TEST(CutNodes, ReplacesWhatFeedsTheCulpritByInputs) {
   const at::Tensor x = at::randn({4});
   PassHarness h(case_from_ir(kChain, {x}), "inject:runtime-error@aten::relu");
@@ -96,6 +110,34 @@ TEST(CutNodes, CutValuesAreTheReferenceValues) {
   ASSERT_EQ(cut->values->size(), 2u);  // x (still read by aten::add) and the cut value
   EXPECT_TRUE(at::allclose(cut->values->at(1).toTensor(), at::sin(at::tensor({0.5, -1.0}))));
   EXPECT_NO_THROW(graph_from_ir(graph_to_ir(*cut->graph), "cut"));
+}
+
+TEST(ReferenceValues, OffloadedEqualInMemoryAndLeaveNoFilesBehind) {
+  testing::TempDir root;
+  const at::Tensor x = at::tensor({0.5, -1.0, 2.0});
+  Case c = case_from_ir(kChain, {x});
+  const ReferenceValues in_memory = compute_reference_values(c);
+  {
+    const ReferenceValues offloaded = compute_reference_values(c, root.path());
+    EXPECT_TRUE(offloaded.offloaded());
+    EXPECT_EQ(offloaded.size(), in_memory.size());
+    EXPECT_EQ(offloaded.size(), 6u);  // every top-level value a node made, the constant's included
+    std::vector<std::string> names;
+    for (torch::jit::Node* node : cuttable_nodes(*c.graph)) names.push_back(node->output()->debugName());
+    ASSERT_EQ(names.size(), 5u);
+    for (const std::string& name : names) {
+      ASSERT_TRUE(offloaded.find(name)) << name;
+      EXPECT_TRUE(at::equal(offloaded.find(name)->toTensor(), in_memory.find(name)->toTensor())) << name;
+    }
+    EXPECT_TRUE(at::allclose(offloaded.find(names[1])->toTensor(), at::relu(at::sin(x))));
+    EXPECT_FALSE(offloaded.find(c.graph->inputs()[0]->debugName()));  // inputs are the state's own values
+    EXPECT_FALSE(std::filesystem::is_empty(root.path()));
+    // A cut fed from disk is the same cut.
+    std::optional<Case> cut = with_nodes_cut(c, {0}, offloaded);
+    ASSERT_TRUE(cut);
+    EXPECT_TRUE(at::equal(cut->values->at(1).toTensor(), at::sin(x)));
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(root.path()));
 }
 
 TEST(RemoveOutputs, KeepsOnlyTheFailingOutput) {

@@ -312,6 +312,21 @@ INSTANTIATE_TEST_SUITE_P(Bugs, MinifyCliRealBug,
 // A minify killed with SIGKILL leaves only reproducing checkpoints, and --resume ends where an
 // uninterrupted run ends.
 
+TEST(MinifyCli, OffloadedReferenceValuesGiveTheSameResultAndAreSweptAway) {
+  TempDir tmp;
+  const std::string case_dir = import_chain(tmp);
+  const std::string backend = "inject:runtime-error@aten::relu";
+  const std::string in_memory = tmp / "in_memory", offloaded = tmp / "offloaded";
+  const std::vector<Result> runs = tsrepro_all({{"minify", case_dir, "--backend", backend, "-o", in_memory, "--json"},
+                                                {"minify", case_dir, "--backend", backend, "-o", offloaded, "--json", "--offload"}},
+                                               {tmp.path().string(), 600});
+  const json a = expect_minified(runs[0]);
+  const json b = expect_minified(runs[1]);
+  EXPECT_EQ(a.value("queries", 0), b.value("queries", 1));
+  EXPECT_EQ(read_text(in_memory + "/minified/graph.ir"), read_text(offloaded + "/minified/graph.ir"));
+  EXPECT_FALSE(fs::exists(offloaded + "/reference-values"));
+}
+
 TEST(MinifyCli, KilledMinifyResumesToTheSameResult) {
   TempDir tmp;
   const std::string case_dir = import_chain(tmp);

@@ -42,12 +42,16 @@ struct MinifyOptions {
   int jobs = 1;
   std::vector<std::string> passes;  // empty: all, in the registry's order
   std::string runner_path;          // tsrepro-runner; empty: the default
+  // Where cut-nodes keeps the reference values it feeds in: empty = in memory; otherwise a
+  // folder under which each reference run writes its values, one file each (--offload).
+  std::string offload_dir;
 };
 
 struct MinifyStats {
   size_t queries = 0;     // candidates actually run (cache hits excluded)
   size_t cache_hits = 0;
   double seconds = 0;
+  double query_ms_median = 0;  // wall time of one candidate on a worker (write inputs, evaluate)
 };
 
 struct AcceptedStep {

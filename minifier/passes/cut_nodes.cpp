@@ -8,9 +8,9 @@
 namespace tsrepro {
 
 bool cut_nodes_pass(PassContext& ctx) {
-  ReferenceValues refs;
+  std::optional<ReferenceValues> refs;
   try {
-    refs = compute_reference_values(ctx.state());
+    refs = ctx.reference_values(ctx.state());
   } catch (const std::exception&) {
     return false;  // the reference cannot expose this graph's values: nothing to cut with
   }
@@ -26,7 +26,7 @@ bool cut_nodes_pass(PassContext& ctx) {
       for (size_t chunk = 0; chunk < chunks; ++chunk) {
         std::vector<size_t> indices;
         for (size_t i = chunk * n / chunks; i < (chunk + 1) * n / chunks; ++i) indices.push_back(i);
-        candidates.push_back(with_nodes_cut(ctx.state(), indices, refs, mode));
+        candidates.push_back(with_nodes_cut(ctx.state(), indices, *refs, mode));
       }
     }
     if (ctx.try_candidates(std::move(candidates))) {
@@ -42,15 +42,15 @@ bool cut_nodes_pass(PassContext& ctx) {
 
 bool single_node_cuts_all_fail(PassContext& ctx) {
   const size_t n = cuttable_nodes(*ctx.state().graph).size();
-  ReferenceValues refs;
+  std::optional<ReferenceValues> refs;
   try {
-    refs = compute_reference_values(ctx.state());
+    refs = ctx.reference_values(ctx.state());
   } catch (const std::exception&) {
     return false;
   }
   std::vector<std::optional<Case>> candidates;
   for (CutMode mode : {CutMode::DropFeeders, CutMode::KeepFeeders})
-    for (size_t i = 0; i < n; ++i) candidates.push_back(with_nodes_cut(ctx.state(), {i}, refs, mode));
+    for (size_t i = 0; i < n; ++i) candidates.push_back(with_nodes_cut(ctx.state(), {i}, *refs, mode));
   // 1-minimal when no single node can become an input (the others staying as they are); a cut
   // that works is accepted and the engine goes on.
   return !ctx.try_candidates(std::move(candidates));

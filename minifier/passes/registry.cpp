@@ -7,6 +7,8 @@ namespace tsrepro {
 
 const std::vector<PassEntry>& pass_table() {
   static const std::vector<PassEntry> table = {
+      {"localize-divergence", "accuracy failures: one instrumented run finds the first node the backend gets wrong; try it alone",
+       localize_divergence_pass},
       {"truncate-suffix", "bisect on the topological prefix: node k's outputs become the graph outputs", truncate_suffix_pass},
       {"cut-nodes", "replace chunks of nodes by inputs fed with their reference values (ddmin schedule)", cut_nodes_pass},
       {"remove-outputs", "drop graph outputs the failure does not need", remove_outputs_pass},

@@ -1,0 +1,68 @@
+// localize-divergence: for accuracy failures, one instrumented query finds where the numbers
+// first go wrong. Every top-level tensor value becomes an extra graph output; the verdict's
+// per-output diffs then name the earliest node whose value the backend gets wrong. The pass
+// proposes that node alone, fed by the reference values of its inputs (then, failing that,
+// the prefix up to it), so a 1000-node accuracy case shrinks in a handful of queries instead
+// of a bisection.
+
+#include "minifier/pass.h"
+
+namespace tsrepro {
+namespace {
+
+// The state with every top-level tensor value as an extra output; out_owner[i] is the index
+// (in cuttable_nodes) of the node that makes extra output i.
+Case instrumented(const Case& state, std::vector<size_t>& out_owner) {
+  Case probe = copy_case(state);
+  const std::vector<torch::jit::Node*> nodes = cuttable_nodes(*probe.graph);
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for (torch::jit::Value* v : nodes[i]->outputs())
+      if (v->type()->cast<c10::TensorType>()) {
+        probe.graph->registerOutput(v);
+        out_owner.push_back(i);
+      }
+  return probe;
+}
+
+// The earliest node whose exposed value fails the comparison, if any.
+std::optional<size_t> first_divergent_node(const Verdict& v, size_t original_outputs, const std::vector<size_t>& out_owner) {
+  std::optional<size_t> first;
+  for (const OutputDiff& d : v.outputs) {
+    if (d.ok) continue;
+    const size_t output = std::stoul(d.path.substr(0, d.path.find('.')));
+    if (output < original_outputs || output - original_outputs >= out_owner.size()) continue;
+    const size_t node = out_owner[output - original_outputs];
+    if (!first || node < *first) first = node;
+  }
+  return first;
+}
+
+}  // namespace
+
+bool localize_divergence_pass(PassContext& ctx) {
+  if (!ctx.expects_accuracy_failure()) return false;
+  const Case& state = ctx.state();
+  const size_t n = cuttable_nodes(*state.graph).size();
+  if (n < 2) return false;
+  std::vector<size_t> out_owner;
+  const std::optional<Verdict> probe = ctx.verdict_of(instrumented(state, out_owner));
+  if (!probe || probe->status != Status::Accuracy) return false;
+  const std::optional<size_t> culprit = first_divergent_node(*probe, state.graph->outputs().size(), out_owner);
+  if (!culprit) return false;
+
+  std::optional<Case> prefix = truncated_after(state, *culprit);
+  if (!prefix) return false;
+  std::optional<Case> alone;
+  try {
+    const ReferenceValues refs = ctx.reference_values(*prefix);
+    const size_t kept = cuttable_nodes(*prefix->graph).size();  // the culprit is the last of them
+    std::vector<size_t> before;
+    for (size_t i = 0; i + 1 < kept; ++i) before.push_back(i);
+    if (!before.empty()) alone = with_nodes_cut(*prefix, before, refs);
+  } catch (const std::exception&) {
+    // No reference values for this prefix: the prefix alone is still worth a try.
+  }
+  return ctx.try_candidates({std::move(alone), std::move(prefix)}).has_value();
+}
+
+}  // namespace tsrepro

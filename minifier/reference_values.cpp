@@ -1,0 +1,115 @@
+// The reference values store, and the reference run that fills it while it goes.
+
+#include <atomic>
+#include <fstream>
+
+#include <torch/script.h>
+#include <torch/csrc/jit/runtime/custom_operator.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+#include <unistd.h>
+
+#include "minifier/reference_values.h"
+#include "runner/backends/builtin.h"
+#include "runner/file_util.h"
+#include "runner/torch_save_reader.h"
+#include "tsrepro/error.h"
+
+namespace tsrepro {
+
+namespace fs = std::filesystem;
+
+class ReferenceValues::Folder {
+ public:
+  explicit Folder(const fs::path& root) {
+    static std::atomic<int> counter{0};
+    path_ = root / ("reference-values-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::create_directories(path_);
+  }
+  ~Folder() { remove_tree(path_.string()); }
+  Folder(const Folder&) = delete;
+  Folder& operator=(const Folder&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+ReferenceValues::ReferenceValues(const fs::path& offload_root) : folder_(std::make_shared<Folder>(offload_root)) {}
+
+void ReferenceValues::put(const std::string& name, const c10::IValue& value) {
+  if (!folder_) {
+    in_memory_[name] = value;
+    return;
+  }
+  // The torch.save format that inputs.pt uses, so one reader serves both.
+  const fs::path file = folder_->path() / (std::to_string(on_disk_.size()) + ".pt");
+  const std::vector<char> bytes = torch::jit::pickle_save(c10::ivalue::Tuple::create({value}));
+  std::ofstream out(file, std::ios::binary);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw UserError(file.string() + ": cannot write an offloaded reference value");
+  on_disk_[name] = file;
+}
+
+std::optional<c10::IValue> ReferenceValues::find(const std::string& name) const {
+  if (!folder_) {
+    auto it = in_memory_.find(name);
+    if (it == in_memory_.end()) return std::nullopt;
+    return it->second;
+  }
+  auto it = on_disk_.find(name);
+  if (it == on_disk_.end()) return std::nullopt;
+  return read_torch_save(it->second.string()).toTupleRef().elements().at(0);
+}
+
+size_t ReferenceValues::size() const { return folder_ ? on_disk_.size() : in_memory_.size(); }
+
+namespace {
+
+// Where tsrepro::record_reference puts what it is given. The interpreter gives an operator
+// nothing but its stack, so the run in progress is named here; one run per thread at a time.
+thread_local ReferenceValues* recording_into = nullptr;
+
+// tsrepro::record_reference(str name, Any value) -> (): inserted after every top-level node of
+// the reference run's copy of the graph. CONSERVATIVE: it has an effect the graph cannot see.
+const torch::jit::RegisterOperators record_reference_op({torch::jit::Operator(
+    "tsrepro::record_reference(str name, Any value) -> ()",
+    [](torch::jit::Stack& stack) {
+      c10::IValue value = torch::jit::pop(stack);
+      const std::string name = torch::jit::pop(stack).toStringRef();
+      if (recording_into) recording_into->put(name, value);
+    },
+    c10::AliasAnalysisKind::CONSERVATIVE)});
+
+struct RecordingScope {
+  explicit RecordingScope(ReferenceValues& into) { recording_into = &into; }
+  ~RecordingScope() { recording_into = nullptr; }
+};
+
+}  // namespace
+
+void insert_recording(torch::jit::Graph& graph, torch::jit::Value* value, const std::string& name) {
+  static const c10::Symbol record = c10::Symbol::fromQualString("tsrepro::record_reference");
+  torch::jit::Value* name_constant = graph.insertConstant(name);
+  graph.insertNode(graph.create(record, {name_constant, value}, 0));
+}
+
+void run_recording(const std::shared_ptr<torch::jit::Graph>& graph, std::vector<c10::IValue> inputs, ReferenceValues& into) {
+  RecordingScope scope(into);
+  interpret_graph(graph)->run(std::move(inputs));
+}
+
+ReferenceValues compute_reference_values(const Case& state, const fs::path& offload_root) {
+  auto graph = state.graph->copy();
+  std::vector<torch::jit::Node*> nodes(graph->nodes().begin(), graph->nodes().end());
+  for (torch::jit::Node* node : nodes) {
+    for (torch::jit::Value* output : node->outputs()) {
+      torch::jit::WithInsertPoint after(node->next());
+      insert_recording(*graph, output, output->debugName());
+    }
+  }
+  ReferenceValues refs = offload_root.empty() ? ReferenceValues() : ReferenceValues(offload_root);
+  run_recording(graph, clone_values(*state.values), refs);
+  return refs;
+}
+
+}  // namespace tsrepro

@@ -1,0 +1,57 @@
+#pragma once
+// The values a graph's nodes computed in the reference run, by debug name: what cut-nodes feeds
+// in where it turns nodes into inputs. Kept in memory, or (--offload) written to disk one file
+// per value as the reference run produces them, so a 5000-node case never holds them all.
+
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <ATen/core/ivalue.h>
+
+#include "tsrepro/case.h"
+
+namespace torch::jit {
+struct Graph;
+struct Value;
+}  // namespace torch::jit
+
+namespace tsrepro {
+
+class ReferenceValues {
+ public:
+  // In memory.
+  ReferenceValues() = default;
+  // On disk, in a fresh folder under offload_root, removed with the last copy of this object.
+  explicit ReferenceValues(const std::filesystem::path& offload_root);
+
+  void put(const std::string& name, const c10::IValue& value);
+  // The value (read back from disk when offloaded); nullopt if the run did not make it.
+  std::optional<c10::IValue> find(const std::string& name) const;
+  size_t size() const;
+  bool offloaded() const { return folder_ != nullptr; }
+
+ private:
+  class Folder;  // owns the files; shared, so copies of an offloaded store stay valid
+  std::unordered_map<std::string, c10::IValue> in_memory_;
+  std::shared_ptr<Folder> folder_;
+  std::unordered_map<std::string, std::filesystem::path> on_disk_;
+};
+
+// Runs the state's graph in the interpreter, in this process, and records every top-level value
+// as it is made (the reference is known to run: the sanity check passed it). Values are handed
+// to the store one by one while the run goes on, and the interpreter frees each after its last
+// use, so with an offloaded store the peak is the live set, not the whole graph.
+// offload_root empty: in memory.
+ReferenceValues compute_reference_values(const Case& state, const std::filesystem::path& offload_root = {});
+
+// The pieces, for other instrumented runs (TSREPRO_AFTER=fusion records what flows into each
+// fusion group): a tsrepro::record_reference node at the graph's insert point, and a run of a
+// graph holding such nodes in the interpreter, recording into `into`.
+void insert_recording(torch::jit::Graph& graph, torch::jit::Value* value, const std::string& name);
+void run_recording(const std::shared_ptr<torch::jit::Graph>& graph, std::vector<c10::IValue> inputs, ReferenceValues& into);
+
+}  // namespace tsrepro

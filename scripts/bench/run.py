@@ -1,0 +1,205 @@
+"""Side-by-side benchmark: tsrepro minify vs functorch's fx_minifier on twin cases (twins.py).
+
+Usage: /usr/bin/python3 scripts/bench/run.py [--build build] [--cases a,b] [--jobs 1]
+                                              [--peer-timeout 600] [--no-extras]
+                                              [--write docs/BENCHMARKS.md]
+
+For each case it writes the TorchScript IR twin and its inputs, imports them with `tsrepro
+import`, then runs, one after the other on the same machine, `tsrepro minify --json` (a whole
+process, start to exit) and fx_peer.py (the peer's minifier call; its Python start and torch
+import are not counted in its seconds). Peak RSS is the largest resident set of the process
+tree (getrusage of the waited children: tsrepro's workers included).
+
+Two tsrepro-only tables follow (skip them with --no-extras): -j 1 against -j 2 where candidates
+are slow (a user's --test command that takes 0.2 s, as a slow compiler would), and peak RSS with
+and without --offload on a 5000-node chain whose values are 16 KiB each.
+"""
+
+import argparse
+import json
+import math
+import os
+import platform
+import resource
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+
+import torch  # noqa: E402
+
+import twins  # noqa: E402
+
+
+def measured_child(argv, timeout):
+    """Runs argv under a tiny Python parent that reports the tree's peak RSS."""
+    helper = (
+        "import json,resource,subprocess,sys,time\n"
+        "t=time.monotonic()\n"
+        "p=subprocess.run(sys.argv[2:],stdout=subprocess.PIPE,stderr=subprocess.DEVNULL,text=True,timeout=float(sys.argv[1]))\n"
+        "w=time.monotonic()-t\n"
+        "print(json.dumps({'rc':p.returncode,'out':p.stdout,'wall':w,"
+        "'rss_mib':resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024}))\n")
+    try:
+        r = subprocess.run([sys.executable, "-c", helper, str(timeout)] + argv, stdout=subprocess.PIPE, text=True,
+                           timeout=timeout + 30)
+        return json.loads(r.stdout)
+    except (subprocess.TimeoutExpired, json.JSONDecodeError, subprocess.CalledProcessError):
+        return {"rc": None, "out": "", "wall": float(timeout), "rss_mib": 0.0}
+
+
+def prepare(name, spec, workdir, tsrepro, elements=8):
+    case_dir = os.path.join(workdir, name)
+    os.makedirs(case_dir, exist_ok=True)
+    with open(os.path.join(case_dir, "graph.ir"), "w") as f:
+        f.write(twins.to_ir(spec))
+    torch.save(twins.inputs(elements), os.path.join(case_dir, "inputs.pt"))
+    subprocess.run(["rm", "-rf", os.path.join(case_dir, "case"), os.path.join(case_dir, "out")], check=True)
+    subprocess.run([tsrepro, "import", os.path.join(case_dir, "graph.ir"), "--inputs",
+                    os.path.join(case_dir, "inputs.pt"), "-o", os.path.join(case_dir, "case")],
+                   check=True, stdout=subprocess.DEVNULL)
+    return case_dir
+
+
+def query_target(name, n):
+    if name.startswith("chain_"):
+        return 2 * math.ceil(math.log2(n)) + 10
+    return {"two_culprits_1000": 60, "residual_1000": 40, "accuracy_1000": 20}.get(name)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--cases", default="")
+    ap.add_argument("--jobs", default="1")
+    ap.add_argument("--peer-timeout", type=float, default=600)
+    ap.add_argument("--write", default="")
+    ap.add_argument("--no-extras", action="store_true")
+    args = ap.parse_args()
+    tsrepro = os.path.join(args.build, "tsrepro")
+    workdir = os.path.join(args.build, "bench")
+    all_cases = twins.cases()
+    names = args.cases.split(",") if args.cases else list(all_cases)
+
+    rows = []
+    for name in names:
+        spec, backend, _ = all_cases[name]
+        case_dir = prepare(name, spec, workdir, tsrepro)
+        ts = measured_child([tsrepro, "minify", os.path.join(case_dir, "case"), "--backend", backend, "-o",
+                             os.path.join(case_dir, "out"), "--json", "-j", args.jobs], args.peer_timeout)
+        tj = json.loads(ts["out"]) if ts["rc"] == 0 else {}
+        peer = measured_child([sys.executable, os.path.join(HERE, "fx_peer.py"), name], args.peer_timeout)
+        pj = json.loads(peer["out"]) if peer["rc"] == 0 else {}
+        row = {"case": name, "nodes": len(spec), "target_queries": query_target(name, len(spec)),
+               "tsrepro": {"queries": tj.get("queries"), "seconds": ts["wall"], "final_nodes": tj.get("final_nodes"),
+                           "cache_hits": tj.get("cache_hits"), "query_ms_median": tj.get("query_ms_median"),
+                           "rss_mib": ts["rss_mib"], "ok": ts["rc"] == 0},
+               "fx_minifier": {"queries": pj.get("queries"), "seconds": pj.get("seconds"),
+                               "process_seconds": peer["wall"], "final_nodes": pj.get("final_nodes"),
+                               "rss_mib": peer["rss_mib"], "ok": peer["rc"] == 0}}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    extras = {} if args.no_extras else {"jobs": jobs_rows(workdir, tsrepro), "offload": offload_rows(workdir, tsrepro)}
+    if args.write:
+        write_markdown(rows, extras, args)
+
+
+def tsrepro_minify(tsrepro, case_dir, out_name, flags, timeout=1800):
+    out = os.path.join(case_dir, out_name)
+    subprocess.run(["rm", "-rf", out], check=True)
+    r = measured_child([tsrepro, "minify", os.path.join(case_dir, "case"), "-o", out, "--json"] + flags, timeout)
+    j = json.loads(r["out"]) if r["rc"] == 0 else {}
+    row = {"flags": " ".join(flags), "queries": j.get("queries"), "final_nodes": j.get("final_nodes"),
+           "seconds": r["wall"], "rss_mib": r["rss_mib"], "ok": r["rc"] == 0,
+           "graph": open(os.path.join(out, "minified", "graph.ir")).read() if r["rc"] == 0 else None}
+    print(json.dumps({k: v for k, v in row.items() if k != "graph"}), flush=True)
+    return row
+
+
+def jobs_rows(workdir, tsrepro):
+    """Slow candidates: the decision is a user's command that takes 0.2 s per candidate."""
+    spec = twins.chain(200, {74: "relu"})
+    case_dir = prepare("slow_test_200", spec, workdir, tsrepro)
+    script = os.path.join(case_dir, "slow_test.sh")
+    with open(script, "w") as f:
+        f.write('sleep 0.2\ngrep -q aten::relu "$1/graph.ir"\n')
+    flags = ["--backend", "eager", "--test", "sh " + script]
+    return [dict(tsrepro_minify(tsrepro, case_dir, "out_j%d" % j, flags + ["-j", str(j)]), label="-j %d" % j)
+            for j in (1, 2)]
+
+
+def offload_rows(workdir, tsrepro):
+    """Reference values on disk or in memory: 5000 values of 4096 floats (16 KiB) each."""
+    spec = twins.chain(5000, {1850: "relu"})
+    case_dir = prepare("chain_5000_wide", spec, workdir, tsrepro, elements=4096)
+    flags = ["--backend", "inject:compile-error@aten::relu"]
+    return [dict(tsrepro_minify(tsrepro, case_dir, name, flags + extra), label=label)
+            for name, extra, label in (("out_memory", [], "(in memory)"), ("out_offload", ["--offload"], "--offload"))]
+
+
+def fmt(v, digits=1):
+    if v is None:
+        return "-"
+    return ("%%.%df" % digits) % v if isinstance(v, float) else str(v)
+
+
+def write_markdown(rows, extras, args):
+    lines = [
+        "# Benchmarks",
+        "",
+        "`scripts/bench/run.py` (see README) on %s, %d cores, PyTorch %s; tsrepro `-j %s`; one run, "
+        "the two tools one after the other on the same case." % (platform.processor() or platform.machine(),
+                                                                   os.cpu_count(), torch.__version__, args.jobs),
+        "",
+        "- **tsrepro s**: the whole `tsrepro minify` process, start to exit (libtorch load, worker start, "
+        "checkpoints and reproducers written). **fx s**: functorch's `minifier()` call alone (its Python start "
+        "and `import torch` not counted); **fx proc s**: its whole process.",
+        "- **queries**: candidates actually run (tsrepro: cache hits excluded; fx: calls of its oracle, which "
+        "runs eagerly, traces with torch.jit.trace and runs the trace twice, like tsrepro's reference + backend).",
+        "- **RSS**: peak resident set of the process tree (tsrepro: the largest of the CLI and its workers).",
+        "",
+        "| case | nodes | target q | tsrepro q | fx q | tsrepro s | fx s | fx proc s | speed-up (fx s / tsrepro s) "
+        "| final nodes ts / fx | ms/query median | RSS MiB ts / fx |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        t, p = r["tsrepro"], r["fx_minifier"]
+        speedup = (p["seconds"] / t["seconds"]) if (p["seconds"] and t["seconds"] and t["ok"]) else None
+        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s / %s |" % (
+            r["case"], r["nodes"], fmt(r["target_queries"]), fmt(t["queries"]) if t["ok"] else "failed",
+            fmt(p["queries"]) if p["ok"] else "timeout/failed", fmt(t["seconds"]), fmt(p["seconds"]),
+            fmt(p["process_seconds"]), fmt(speedup, 2) + "x" if speedup else "-", fmt(t["final_nodes"]),
+            fmt(p["final_nodes"]), fmt(t["query_ms_median"], 1), fmt(t["rss_mib"], 0), fmt(p["rss_mib"], 0)))
+    lines.append("")
+    if extras:
+        lines += extra_tables(extras)
+    with open(args.write, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def extra_tables(extras):
+    lines = ["## -j 2 where candidates are slow", "",
+             "A 200-node chain whose interest test is a user's `--test` command that sleeps 0.2 s per candidate "
+             "(a slow out-of-tree compiler). Commits stay in order, so both find the same graph.", "",
+             "| flags | queries | seconds | final nodes | same graph as -j 1 |", "| --- | --- | --- | --- | --- |"]
+    first = extras["jobs"][0]
+    for r in extras["jobs"]:
+        lines.append("| `%s` | %s | %s | %s | %s |" % (r["label"], fmt(r["queries"]), fmt(r["seconds"]), fmt(r["final_nodes"]),
+                                                       "yes" if r["graph"] == first["graph"] else "no"))
+    lines += ["", "## Memory: `--offload`", "",
+              "A 5000-node chain with 4096-element inputs: cut-nodes keeps 5000 reference values of 16 KiB "
+              "(about 80 MiB) in memory, or on disk with `--offload` (written while the reference run goes, "
+              "read back per candidate). Peak RSS is the largest process of the tree.", "",
+              "| flags | queries | seconds | final nodes | peak RSS MiB |", "| --- | --- | --- | --- | --- |"]
+    for r in extras["offload"]:
+        lines.append("| `%s` | %s | %s | %s | %s |" % (r["label"], fmt(r["queries"]), fmt(r["seconds"]), fmt(r["final_nodes"]),
+                                                   fmt(r["rss_mib"], 0)))
+    lines.append("")
+    return lines
+
+
+if __name__ == "__main__":
+    main()
