@@ -10,6 +10,7 @@
 #include "runner/worker_client.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/error.h"
+#include "tsrepro/writer.h"
 
 namespace fs = std::filesystem;
 
@@ -71,6 +72,34 @@ int import_command(const ImportOptions& options, const std::string& output_dir) 
   return 0;
 }
 
+namespace {
+
+// --save-repro: the failure goes into case.json and the reproducers beside it, all rewritten
+// atomically (the case directory is replaced as a whole).
+std::string save_repro(Case c, const Verdict& verdict, const BackendOptions& backend_options, const RunOptions& o) {
+  c.expected = ExpectedFailure{o.ref, o.backend, nlohmann::json(backend_options), status_name(verdict.status), verdict.signature};
+  ReproSettings settings;
+  settings.ref = o.ref;
+  settings.backend = o.backend;
+  settings.backend_options = backend_options;
+  settings.device = o.device;
+  settings.compare = o.compare;
+  settings.backward = o.backward;
+  settings.fake_inputs = o.fake_inputs || !c.values;
+  settings.seed = o.seed;
+  settings.timeout_seconds = o.timeout;
+  settings.expected_kind = status_name(verdict.status);
+  settings.expected_signature = verdict.signature;
+  settings.command_line = o.command_line;
+  write_case(c, o.case_dir, /*replace=*/true,
+             {{"repro.py", repro_py_source(c, settings)},
+              {"repro.cpp", repro_cpp_source(c, settings)},
+              {"CMakeLists.txt", repro_cmake_source()}});
+  return (fs::path(o.case_dir) / "repro.py").string();
+}
+
+}  // namespace
+
 int run_command(const RunOptions& o) {
   const Case c = load_case(o.case_dir);
   check_device(o.device);
@@ -93,14 +122,18 @@ int run_command(const RunOptions& o) {
 
   RunnerProcess runner;
   const Verdict verdict = runner.evaluate(request, o.timeout);
+  std::string repro_py;
+  if (o.save_repro && verdict.failed()) repro_py = save_repro(c, verdict, backend_options, o);
   if (o.json) {
     nlohmann::json j = verdict_to_json(verdict);
     j["case"] = o.case_dir;
     j["backend"] = o.backend;
     j["ref"] = o.ref;
+    if (!repro_py.empty()) j["repro_py"] = repro_py;
     std::cout << j.dump() << "\n";
   } else {
     print_verdict(verdict, o);
+    if (!repro_py.empty()) std::cout << "repro:     /usr/bin/python3 " << repro_py << "\n";
   }
   return exit_code_for(verdict);
 }

@@ -25,7 +25,9 @@ struct RunOptions {
   bool backward = false;
   bool explain_backend = false;
   bool json = false;
+  bool save_repro = false;
   CompareOptions compare;
+  std::string command_line;
 };
 
 int run_command(const RunOptions& options);
@@ -57,6 +59,17 @@ struct MinifyCliOptions {
 // Exit 0 when minified, 3 when the original case does not fail as required.
 int minify_command(const MinifyCliOptions& options);
 int list_passes_command();
+
+struct AfterCliOptions {
+  std::string case_dir;
+  std::string backend;
+  std::vector<std::string> backend_opts;  // key=value
+  int id = 0;
+};
+
+// `tsrepro after`: one call of the case's graph through the TSREPRO_AFTER workflow, as the
+// environment asks (what the Python shim runs). Exit 1 when it reported a failure.
+int after_command(const AfterCliOptions& options);
 
 // Shared by the commands: --backend-opt key=value pairs and the --device check.
 BackendOptions parse_backend_opts(const std::vector<std::string>& pairs);

@@ -68,6 +68,14 @@ int main(int argc, char** argv) {
   import_cmd->add_option("-o,--output", import_output, "the case directory to create")->required();
   import_cmd->add_option("--method", import_options.method, "the module method to import")->capture_default_str();
 
+  tsrepro::cli::AfterCliOptions after;
+  auto* after_cmd = app.add_subcommand(
+      "after", "run a case once through the TSREPRO_AFTER / TSREPRO_LEVEL workflow (used by the Python shim)");
+  after_cmd->add_option("case", after.case_dir, "case directory with real inputs")->required();
+  after_cmd->add_option("--backend", after.backend, "the backend the program uses")->required();
+  after_cmd->add_option("--backend-opt", after.backend_opts, "backend option key=value (repeatable)");
+  after_cmd->add_option("--id", after.id, "number in the subjects' names (graph_<id>)")->check(CLI::PositiveNumber);
+
   tsrepro::cli::RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "run a case under a backend and report whether, and how, it fails");
   run_cmd->add_option("case", run.case_dir, "case directory (from tsrepro import)")->required();
@@ -83,6 +91,8 @@ int main(int argc, char** argv) {
   run_cmd->add_flag("--backward", run.backward, "also compare input gradients of a scalar loss");
   run_cmd->add_flag("--explain-backend", run.explain_backend, "print the optimized graph the backend executed");
   run_cmd->add_flag("--json", run.json, "print the verdict as one JSON object");
+  run_cmd->add_flag("--save-repro", run.save_repro,
+                    "on failure, record it in CASE/case.json and write repro.py, repro.cpp, CMakeLists.txt into CASE");
   add_compare_flags(*run_cmd, run.compare);
 
   tsrepro::cli::MinifyCliOptions minify;
@@ -146,11 +156,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   minify.command_line = command_line_of(argc, argv);
+  run.command_line = minify.command_line;
   set_up_logging(verbosity);
 
   try {
     if (*import_cmd) return tsrepro::cli::import_command(import_options, import_output);
     if (*run_cmd) return tsrepro::cli::run_command(run);
+    if (*after_cmd) return tsrepro::cli::after_command(after);
     if (*minify_cmd) return list_passes ? tsrepro::cli::list_passes_command() : tsrepro::cli::minify_command(minify);
   } catch (const tsrepro::UserError& e) {
     std::cerr << "tsrepro: error: " << e.what() << "\n";

@@ -2,6 +2,7 @@
 // checkpoint (so a killed run loses nothing), shows progress, and ends with a summary and the
 // reproducers in OUT/minified/.
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -171,6 +172,13 @@ void print_not_failing(const NotFailingError& e, const MinifyCliOptions& o) {
   if (!v.message.empty()) std::cerr << "  message: " << v.message.substr(0, v.message.find('\n')) << "\n";
 }
 
+// This process's peak resident set (its workers not included), for --offload's accounting.
+double own_peak_rss_mib() {
+  struct rusage usage {};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
 nlohmann::json summary_json(const MinifyResult& r, const EarlierProgress& earlier, const std::string& repro_dir) {
   const ExpectedFailure& f = *r.minimized.expected;
   return {{"original_nodes", earlier.original_nodes},
@@ -179,6 +187,7 @@ nlohmann::json summary_json(const MinifyResult& r, const EarlierProgress& earlie
           {"cache_hits", earlier.cache_hits + r.stats.cache_hits},
           {"seconds", earlier.seconds + r.stats.seconds},
           {"query_ms_median", r.stats.query_ms_median},
+          {"peak_rss_mib", own_peak_rss_mib()},
           {"kind", f.kind},
           {"signature", f.signature},
           {"one_minimal", r.one_minimal},

@@ -44,6 +44,20 @@ bool PassContext::is_interesting(const Case& candidate) {
   return oracle_.first_interesting({candidate}).has_value();
 }
 
+std::optional<size_t> PassContext::first_interesting(const std::vector<std::optional<Case>>& candidates) {
+  std::vector<Case> runnable;
+  std::vector<size_t> original_index;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    if (!candidates[i]) continue;
+    runnable.push_back(*candidates[i]);  // shares the graph: the oracle only reads it
+    original_index.push_back(i);
+  }
+  oracle_.set_progress_context(pass_, count_compute_nodes(*state_.graph));
+  auto found = oracle_.first_interesting(runnable);
+  if (!found) return std::nullopt;
+  return original_index[*found];
+}
+
 std::optional<Verdict> PassContext::verdict_of(const Case& candidate) {
   oracle_.set_progress_context(pass_, count_compute_nodes(*state_.graph));
   return oracle_.verdict_of(candidate);

@@ -28,6 +28,9 @@ class PassContext {
 
   // Tests without accepting (for searches that accept the best of several answers).
   bool is_interesting(const Case& candidate);
+  // The first interesting candidate in list order, without accepting it (nullopt entries are
+  // skipped). Runs in parallel windows like try_candidates.
+  std::optional<size_t> first_interesting(const std::vector<std::optional<Case>>& candidates);
   // The verdict itself, for passes that learn from it (counts as a query; not cached). nullopt
   // when the interest rule does not judge by verdicts (--test).
   std::optional<Verdict> verdict_of(const Case& candidate);

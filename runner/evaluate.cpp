@@ -185,6 +185,8 @@ std::string describe_diff(const OutputDiff& d) {
 
 }  // namespace
 
+Verdict verdict_for_current_exception(const std::string& phase) { return exception_verdict(phase); }
+
 json compare_options_to_json(const CompareOptions& o) {
   return {{"tol", o.tol}, {"cos_similarity", o.cos_similarity}, {"equal_nan", o.equal_nan},
           {"exact_dtype", o.exact_dtype}, {"ignore_non_fp", o.ignore_non_fp}};

@@ -42,6 +42,10 @@ CompareOptions compare_options_from_json(const nlohmann::json& j);
 // crashed or hung: "ref", "fp64", "compile", "run", "backward".
 using StageCallback = std::function<void(const std::string& stage)>;
 
+// Inside a catch block: the exception verdict the runner would give it ("compile", "run"), with
+// the same type, message unwrapping and signature.
+Verdict verdict_for_current_exception(const std::string& phase);
+
 class Evaluator {
  public:
   // Throws UserError for a request that cannot be run at all (bad backend, unreadable inputs).

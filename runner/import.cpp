@@ -137,6 +137,16 @@ struct ImportedGraph {
   std::vector<LiftedInput> lifted;  // the last lifted.size() graph inputs
 };
 
+ImportedGraph graph_of_loaded_module(const torch::jit::Module& module, const std::string& method_name,
+                                     const std::string& origin) {
+  auto method = module.find_method(method_name);
+  if (!method) throw UserError(origin + ": the module has no method '" + method_name + "'");
+  auto graph = method->graph()->copy();
+  torch::jit::Inline(*graph);
+  std::vector<LiftedInput> lifted = AttributeLifter(module, graph, origin).lift();
+  return {graph, std::move(lifted)};
+}
+
 ImportedGraph graph_from_module(const ImportOptions& o) {
   torch::jit::Module module;
   try {
@@ -144,12 +154,7 @@ ImportedGraph graph_from_module(const ImportOptions& o) {
   } catch (const c10::Error& e) {
     throw UserError(o.source + ": not a TorchScript archive: " + first_line(e.what_without_backtrace()));
   }
-  auto method = module.find_method(o.method);
-  if (!method) throw UserError(o.source + ": the module has no method '" + o.method + "'");
-  auto graph = method->graph()->copy();
-  torch::jit::Inline(*graph);
-  std::vector<LiftedInput> lifted = AttributeLifter(module, graph, o.source).lift();
-  return {graph, std::move(lifted)};
+  return graph_of_loaded_module(module, o.method, o.source);
 }
 
 ImportedGraph graph_from_ir_file(const ImportOptions& o) {
@@ -271,6 +276,27 @@ void lift_tensor_constants(Case& c) {
     c.inputs.push_back(spec);
     if (c.values) c.values->push_back(value);
   }
+}
+
+ModuleGraph module_graph(const torch::jit::Module& module, const std::string& method, const std::string& origin) {
+  ImportedGraph imported = graph_of_loaded_module(module, method, origin);
+  ModuleGraph out;
+  out.graph = imported.graph;
+  const size_t user_inputs = out.graph->inputs().size() - imported.lifted.size();
+  Case lifted;
+  lifted.graph = out.graph;
+  lifted.values.emplace();
+  for (size_t i = 0; i < imported.lifted.size(); ++i) {
+    InputSpec spec = spec_from_value(out.graph->inputs()[user_inputs + i]->debugName(), imported.lifted[i].value);
+    spec.lifted = true;
+    spec.lifted_from = imported.lifted[i].from;
+    lifted.inputs.push_back(spec);
+    lifted.values->push_back(imported.lifted[i].value.toTensor().detach());
+  }
+  lift_tensor_constants(lifted);
+  out.trailing_specs = std::move(lifted.inputs);
+  out.trailing_values = std::move(*lifted.values);
+  return out;
 }
 
 Case import_case(const ImportOptions& o) {

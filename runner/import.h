@@ -1,10 +1,15 @@
 #pragma once
 // `tsrepro import`: turn a saved TorchScript module or an IR file plus inputs into a Case.
 
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "tsrepro/case.h"
+
+namespace torch::jit {
+struct Module;
+}
 
 namespace tsrepro {
 
@@ -17,6 +22,16 @@ struct ImportOptions {
 
 // Throws UserError naming the file at fault.
 Case import_case(const ImportOptions& options);
+
+// A module already in memory, as import sees it: the method inlined, then its parameters,
+// buffers, attribute tensors and tensor constants as trailing graph inputs (specs marked
+// lifted), after the method's own inputs. `origin` names the module in errors.
+struct ModuleGraph {
+  std::shared_ptr<torch::jit::Graph> graph;
+  std::vector<InputSpec> trailing_specs;
+  std::vector<c10::IValue> trailing_values;
+};
+ModuleGraph module_graph(const torch::jit::Module& module, const std::string& method, const std::string& origin);
 
 // Parses --input-spec. Items: SIZES:DTYPE[RANGE] for tensors ("2x3:float32", "4:int64[0,10)",
 // "scalar:float64"), or int=V, float=V, bool=V for scalars.

@@ -154,8 +154,12 @@ struct Result {
 };
 
 struct RunOptions {
-  std::string tmpdir;          // TMPDIR for the child ("" = inherit)
-  double watchdog_s = 120;     // SIGKILL the child's process group after this long
+  // A constructor, not an aggregate: callers write {tmpdir}, {tmpdir, watchdog} or all three.
+  RunOptions(std::string tmpdir = "", double watchdog_s = 120, std::vector<std::string> env = {})
+      : tmpdir(std::move(tmpdir)), watchdog_s(watchdog_s), env(std::move(env)) {}
+  std::string tmpdir;            // TMPDIR for the child ("" = inherit)
+  double watchdog_s;             // SIGKILL the child's process group after this long
+  std::vector<std::string> env;  // extra KEY=VALUE for the child (TSREPRO_* are not inherited)
 };
 
 inline std::string make_capture_file(int* fd) {
@@ -173,11 +177,12 @@ inline Result run_cmd(const std::string& program, const Args& tail, const RunOpt
   std::vector<std::string> env;
   for (char** e = environ; *e != nullptr; ++e) {
     const std::string kv = *e;
-    if (kv.rfind("TSREPRO_LOG=", 0) == 0) continue;
+    if (kv.rfind("TSREPRO_", 0) == 0) continue;
     if (!options.tmpdir.empty() && kv.rfind("TMPDIR=", 0) == 0) continue;
     env.push_back(kv);
   }
   if (!options.tmpdir.empty()) env.push_back("TMPDIR=" + options.tmpdir);
+  env.insert(env.end(), options.env.begin(), options.env.end());
 
   std::vector<char*> argv, envp;
   for (std::string& a : r.args) argv.push_back(a.data());
@@ -244,6 +249,19 @@ inline Result run_cmd(const std::string& program, const Args& tail, const RunOpt
 }
 
 inline Result tsrepro(const Args& args, const RunOptions& options = {}) { return run_cmd(kTsrepro, args, options); }
+
+// Configures (Release; this build's libtorch where the test knows it) and builds a CMake
+// project. Returns the failing step's result, or the build's.
+inline Result cmake_build(const std::string& source, const std::string& build, std::vector<std::string> extra = {}) {
+  std::vector<std::string> configure = {"-S", source, "-B", build, "-DCMAKE_BUILD_TYPE=Release"};
+#ifdef TSREPRO_TORCH_DIR
+  configure.push_back(std::string("-DTorch_DIR=") + TSREPRO_TORCH_DIR);
+#endif
+  configure.insert(configure.end(), extra.begin(), extra.end());
+  const Result cmake = run_cmd("/usr/bin/cmake", configure, {"", 300});
+  if (cmake.exit_code != 0) return cmake;
+  return run_cmd("/usr/bin/cmake", {"--build", build, "-j", "2"}, {"", 600});
+}
 
 // Runs several tsrepro commands concurrently (a few at a time); results in order.
 inline std::vector<Result> tsrepro_all(const std::vector<Args>& commands, const RunOptions& options = {}) {

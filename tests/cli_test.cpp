@@ -650,3 +650,24 @@ TEST(CliInfo, HelpExitsZeroForProgramAndEverySubcommand) {
 }
 
 }  // namespace
+
+// `tsrepro run --save-repro`: a failure is recorded in case.json and its reproducers are written
+// beside the case; a passing run leaves the case as it was.
+TEST(CliRunSaveRepro, WritesTheReproducersOnlyWhenItFails) {
+  TempDir tmp;
+  const std::string case_dir = tmp / "case";
+  ASSERT_EQ(tsrepro(import_args(kModels + "chain100_scripted.pt", kModels + "chain100_scripted.inputs.pt", case_dir)).exit_code, 0);
+  const Result passing = tsrepro({"run", case_dir, "--backend", "jit", "--save-repro"});
+  EXPECT_EQ(passing.exit_code, 0) << passing.describe();
+  EXPECT_FALSE(fs::exists(case_dir + "/repro.py"));
+
+  const Result failing = tsrepro({"run", case_dir, "--backend", "inject:runtime-error@aten::relu", "--save-repro", "--json"});
+  const json v = expect_verdict(failing, 1, "exception");
+  EXPECT_EQ(v.value("repro_py", ""), case_dir + "/repro.py");
+  for (const char* file : {"repro.py", "repro.cpp", "CMakeLists.txt", "graph.ir", "inputs.pt"})
+    EXPECT_TRUE(fs::exists(case_dir + "/" + file)) << file;
+  EXPECT_EQ(read_case_json(case_dir)["expected_failure"]["signature"], v["signature"]);
+  if (!system_python_has_torch()) return;
+  const Result py = run_cmd("/usr/bin/python3", {case_dir + "/repro.py"}, {"", 300});
+  EXPECT_EQ(py.exit_code, 1) << py.describe();
+}

@@ -193,13 +193,7 @@ TEST(MinifyCli, MinifiedReproCppBuildsAndReproduces) {
   expect_minified(r);
   ASSERT_EQ(r.exit_code, 0);
   const std::string dir = out + "/minified", build = tmp / "build";
-  std::vector<std::string> configure = {"-S", dir, "-B", build, "-DCMAKE_BUILD_TYPE=Release"};
-#ifdef TSREPRO_TORCH_DIR
-  configure.push_back(std::string("-DTorch_DIR=") + TSREPRO_TORCH_DIR);
-#endif
-  const Result cmake = run_cmd("/usr/bin/cmake", configure, {"", 300});
-  ASSERT_EQ(cmake.exit_code, 0) << cmake.describe();
-  const Result make = run_cmd("/usr/bin/cmake", {"--build", build, "-j", "2"}, {"", 600});
+  const Result make = cmake_build(dir, build);
   ASSERT_EQ(make.exit_code, 0) << make.describe();
   EXPECT_EQ(make.out.find("warning:"), std::string::npos) << make.out;
   const Result repro = run_cmd(build + "/repro", {dir}, {"", 120});

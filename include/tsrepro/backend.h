@@ -35,6 +35,9 @@ class PreparedGraph {
   virtual std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) = 0;
   // The graph that really executed last (after the backend's passes), for --explain-backend.
   virtual std::string executed_graph() const = 0;
+  // The same graph as an object, for tools that look inside it (TSREPRO_AFTER=fusion finds the
+  // fusion groups there); available after prepare(). Null for backends without one.
+  virtual std::shared_ptr<torch::jit::Graph> optimized_graph() const { return nullptr; }
 };
 
 class Backend {

@@ -86,6 +86,7 @@ class FaultyGraph : public PreparedGraph {
     return inner_->run(std::move(inputs));
   }
   std::string executed_graph() const override { return inner_->executed_graph(); }
+  std::shared_ptr<torch::jit::Graph> optimized_graph() const override { return inner_->optimized_graph(); }
 
  private:
   std::unique_ptr<PreparedGraph> inner_;

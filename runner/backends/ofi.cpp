@@ -30,6 +30,7 @@ class FrozenGraph : public PreparedGraph {
 
   std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) override { return inner_->run(drop_lifted(inputs)); }
   std::string executed_graph() const override { return inner_->executed_graph(); }
+  std::shared_ptr<torch::jit::Graph> optimized_graph() const override { return inner_->optimized_graph(); }
 
   std::vector<c10::IValue> drop_lifted(const std::vector<c10::IValue>& inputs) const {
     std::vector<c10::IValue> kept;

@@ -28,11 +28,15 @@ struct ProfiledFunction : PreparedGraph {
     ScopedJitSwitches scope(switches);
     torch::jit::Stack stack(std::move(inputs));
     function.run(stack);
-    if (auto optimized = torch::jit::lastExecutedOptimizedGraph()) executed = optimized->toString(false);
+    if (auto last = torch::jit::lastExecutedOptimizedGraph()) {
+      optimized = last;
+      executed = last->toString(false);
+    }
     return unpack(stack.at(0));
   }
 
   std::string executed_graph() const override { return executed; }
+  std::shared_ptr<Graph> optimized_graph() const override { return optimized; }
 
   // The executor needs exactly one output: several were packed into a tuple before compiling.
   std::vector<c10::IValue> unpack(const c10::IValue& packed) const {
@@ -44,6 +48,7 @@ struct ProfiledFunction : PreparedGraph {
   size_t outputs;
   JitSwitches switches;
   std::string executed;
+  std::shared_ptr<Graph> optimized;
 };
 
 std::shared_ptr<Graph> with_single_output(const std::shared_ptr<Graph>& original) {
@@ -112,7 +117,7 @@ std::unique_ptr<PreparedGraph> prepare_with_profiling_executor(std::shared_ptr<G
     prepared->function.run(stack);
   }
   torch::jit::Stack stack(clone_values(sample_inputs));
-  prepared->function.get_executor().getPlanFor(stack, torch::jit::getBailoutDepth());
+  prepared->optimized = prepared->function.get_executor().getPlanFor(stack, torch::jit::getBailoutDepth()).graph;
   return prepared;
 }
 

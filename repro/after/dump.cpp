@@ -1,0 +1,182 @@
+// The env-var workflow's files: run directory, subject case directories, minifier launcher, and
+// the minifier subprocess.
+
+#include <unistd.h>
+
+#include <ctime>
+#include <filesystem>
+#include <mutex>
+#include <sstream>
+
+#include <boost/process.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "repro/after/dump.h"
+#include "tsrepro/error.h"
+#include "tsrepro/writer.h"
+
+namespace fs = std::filesystem;
+namespace bp = boost::process;
+
+namespace tsrepro {
+namespace {
+
+std::string shell_quoted(const std::string& text) {
+  std::string out = "'";
+  for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+std::string self_executable() {
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string("?") : self.string();
+}
+
+// Everything after the case directory in the minify command, one argument each.
+std::vector<std::string> minify_arguments(const std::string& case_dir, const Subject& subject,
+                                          const std::optional<Verdict>& failure) {
+  std::vector<std::string> args = {"minify", case_dir, "--backend", subject.backend};
+  for (const auto& [key, value] : subject.options) {
+    args.push_back("--backend-opt");
+    args.push_back(key + "=" + value);
+  }
+  args.push_back("-o");
+  args.push_back(case_dir + "-minified");
+  // Accuracy failures are kept as such; anything else must stay the same failure.
+  if (failure && failure->status == Status::Accuracy) args.push_back("--accuracy");
+  return args;
+}
+
+ReproSettings repro_settings(const Subject& subject, const Verdict& failure) {
+  ReproSettings s;
+  s.backend = subject.backend;
+  s.backend_options = subject.options;
+  s.expected_kind = status_name(failure.status);
+  s.expected_signature = failure.signature;
+  s.command_line = "TSREPRO_AFTER workflow in " + self_executable() + " (pid " + std::to_string(::getpid()) + ")";
+  return s;
+}
+
+}  // namespace
+
+spdlog::logger& after_log() {
+  static std::shared_ptr<spdlog::logger> logger = [] {
+    auto made = spdlog::stderr_color_mt("tsrepro.after");
+    made->set_pattern("[tsrepro %H:%M:%S] [%^%l%$] %v");
+    made->set_level(spdlog::level::info);
+    if (const char* level = std::getenv("TSREPRO_LOG")) made->set_level(spdlog::level::from_str(level));
+    return made;
+  }();
+  return *logger;
+}
+
+std::string run_directory(const std::string& root) {
+  static std::mutex mutex;
+  static std::string made;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!made.empty()) return made;
+  // A helper process of a run that already has its directory (`tsrepro after`, started by the
+  // Python shim) writes into that one.
+  if (const char* given = std::getenv("TSREPRO_RUN_DIR"); given && *given) {
+    made = fs::absolute(given).string();
+    fs::create_directories(made);
+    return made;
+  }
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+  const std::string base = (fs::absolute(root) / ("run_" + std::string(stamp) + "-pid_" + std::to_string(::getpid()))).string();
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) throw UserError("TSREPRO_DIR=" + root + ": cannot create it (" + ec.message() + ")");
+  // create_directory is the claim: it fails when another run holds the name.
+  for (int attempt = 1;; ++attempt) {
+    const std::string candidate = attempt == 1 ? base : base + "-" + std::to_string(attempt);
+    if (fs::create_directory(candidate, ec)) {
+      made = candidate;
+      break;
+    }
+    if (ec) throw UserError("TSREPRO_DIR=" + root + ": cannot write here (" + ec.message() + ")");
+  }
+  after_log().info("this run's cases go to {}", made);
+  return made;
+}
+
+std::string write_subject(const std::string& run_dir, const Subject& subject, const std::optional<Verdict>& failure,
+                          int level) {
+  const std::string dir = (fs::path(run_dir) / subject.name).string();
+  Case c = subject.c;
+  c.expected.reset();
+  if (failure)
+    c.expected = ExpectedFailure{"eager", subject.backend, nlohmann::json(subject.options), status_name(failure->status),
+                                 failure->signature};
+  c.provenance["source"] = "TSREPRO_AFTER";
+  c.provenance["subject"] = subject.name;
+  c.provenance["program"] = self_executable();
+  c.provenance["pid"] = ::getpid();
+
+  std::map<std::string, std::string> extra;
+  if (failure) {
+    const ReproSettings settings = repro_settings(subject, *failure);
+    extra["repro.py"] = repro_py_source(c, settings);
+    extra["repro.cpp"] = repro_cpp_source(c, settings);
+    extra["CMakeLists.txt"] = repro_cmake_source();
+  }
+  if (level >= 2 || !failure) {
+    std::string script = "#!/bin/sh\n# Minifies this case (written by tsrepro's TSREPRO_AFTER workflow).\nexec " +
+                         shell_quoted(tsrepro_executable());
+    for (const std::string& arg : minify_arguments(dir, subject, failure)) script += " " + shell_quoted(arg);
+    extra["minify.sh"] = script + " \"$@\"\n";
+  }
+  write_case(c, dir, /*replace=*/true, extra);
+  if (extra.count("minify.sh")) {
+    std::error_code ignored;  // not executable is still `sh minify.sh`
+    fs::permissions(fs::path(dir) / "minify.sh", fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                    fs::perm_options::add, ignored);
+  }
+  return dir;
+}
+
+std::string minify_command(const std::string& case_dir, const Subject& subject, const std::optional<Verdict>& failure) {
+  std::string command = shell_quoted(tsrepro_executable());
+  for (const std::string& arg : minify_arguments(case_dir, subject, failure)) command += " " + shell_quoted(arg);
+  return command;
+}
+
+int run_minifier(const std::string& case_dir, const Subject& subject, const std::optional<Verdict>& failure) {
+  const std::string log_path = case_dir + "-minified.log";
+  after_log().info("minifying {} in a subprocess (log: {})", case_dir, log_path);
+  int exit_code = -1;
+  try {
+    bp::child child(tsrepro_executable(), bp::args(minify_arguments(case_dir, subject, failure)),
+                    (bp::std_out & bp::std_err) > log_path, bp::std_in < bp::null);
+    child.wait();
+    exit_code = child.exit_code();
+  } catch (const std::exception& e) {
+    after_log().error("could not start the minifier {}: {}", tsrepro_executable(), e.what());
+    return -1;
+  }
+  const std::string repro = case_dir + "-minified/minified/repro.py";
+  if (exit_code == 0)
+    after_log().info("minified repro: {}   (run: /usr/bin/python3 {})", repro, repro);
+  else if (exit_code == 3)
+    after_log().warn("the minifier did not see {} fail on its own (see {}): the failure may need the program's state",
+                     case_dir, log_path);
+  else
+    after_log().warn("the minifier exited {} (see {})", exit_code, log_path);
+  return exit_code;
+}
+
+std::string tsrepro_executable() {
+  if (const char* env = std::getenv("TSREPRO_BIN")) return env;
+  for (const char* dir : {TSREPRO_BUILD_BIN_DIR, TSREPRO_INSTALL_BIN_DIR}) {
+    const fs::path candidate = fs::path(dir) / "tsrepro";
+    if (fs::exists(candidate)) return candidate.string();
+  }
+  const std::string found = bp::search_path("tsrepro").string();
+  return found.empty() ? std::string("tsrepro") : found;
+}
+
+}  // namespace tsrepro
