@@ -39,6 +39,32 @@ std::optional<size_t> PassContext::try_candidates(std::vector<std::optional<Case
   return original_index[*found];
 }
 
+std::optional<size_t> PassContext::try_candidates_lazily(size_t count,
+                                                        const std::function<std::optional<Case>(size_t)>& make) {
+  const auto current_size = size_of(state_);
+  const size_t window = oracle_.parallelism();
+  size_t next = 0;
+  while (next < count) {
+    std::vector<Case> runnable;
+    std::vector<size_t> original_index;
+    for (; next < count && runnable.size() < window; ++next) {
+      std::optional<Case> candidate = make(next);
+      if (!candidate || !(size_of(*candidate) < current_size)) continue;
+      runnable.push_back(std::move(*candidate));
+      original_index.push_back(next);
+    }
+    if (runnable.empty()) break;
+    oracle_.set_progress_context(pass_, count_compute_nodes(*state_.graph));
+    // Windows go in order and each answers its first interesting candidate: the same answer
+    // as the whole list at once, for every -j.
+    if (auto found = oracle_.first_interesting(runnable)) {
+      accept(std::move(runnable[*found]));
+      return original_index[*found];
+    }
+  }
+  return std::nullopt;
+}
+
 bool PassContext::is_interesting(const Case& candidate) {
   oracle_.set_progress_context(pass_, count_compute_nodes(*state_.graph));
   return oracle_.first_interesting({candidate}).has_value();

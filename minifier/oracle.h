@@ -20,6 +20,9 @@ class Oracle {
   Oracle(const MinifyOptions& options, MinifyObserver& observer);
   ~Oracle();
 
+  // How many candidates run at once (-j).
+  size_t parallelism() const { return runners_.size(); }
+
   // The sanity run on the original state; throws NotFailingError if it is not interesting.
   Verdict check_original(const Case& original);
   // Use a failure known from an earlier run (resume, --skip-sanity) instead.

@@ -3,6 +3,7 @@
 // the context (the engine) accepts the first interesting one, so checkpoints, statistics and
 // parallelism live in one place, as in llvm-reduce's Delta.cpp.
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +25,9 @@ class PassContext {
   // Tests the candidates in order; the first interesting one becomes the state. Returns its
   // index, or nullopt if none was interesting (nullopt entries are skipped, never run).
   std::optional<size_t> try_candidates(std::vector<std::optional<Case>> candidates);
+  // The same for long lists: candidate i is made only when its window of -j candidates comes
+  // up, so a pass may propose thousands of graph copies without holding them all at once.
+  std::optional<size_t> try_candidates_lazily(size_t count, const std::function<std::optional<Case>(size_t)>& make);
   bool try_candidate(std::optional<Case> candidate) { return try_candidates({std::move(candidate)}).has_value(); }
 
   // Tests without accepting (for searches that accept the best of several answers).

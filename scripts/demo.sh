@@ -44,3 +44,9 @@ status=0
 echo "(exit status $status: 1 means the bug reproduces)"
 echo
 echo "The reproducers to attach to a bug report: $out/min_bug/minified/{repro.py,repro.cpp,CMakeLists.txt}"
+
+echo
+echo "== the same bug found from a program: TSREPRO_AFTER=fusion TSREPRO_LEVEL=4 build/after_demo $bug/model.pt ... nnc"
+echo "   (checks every fusion group NNC formed against the interpreter, dumps and minifies the one that differs)"
+TSREPRO_AFTER=fusion TSREPRO_LEVEL=4 TSREPRO_DIR="$out/after" "$(dirname "$tsrepro")/after_demo" \
+  "$bug/model.pt" "$bug/inputs.pt" nnc 2

@@ -10,13 +10,14 @@
 //   TSREPRO_AFTER=graph   the whole graph the program runs is the subject
 //   TSREPRO_AFTER=fusion  after the profiling runs, every fusion group the backend formed
 //                         (prim::TensorExprGroup, ...) is checked on its own against the
-//                         interpreter, with the real values that flowed into it
+//                         interpreter (same()-style, at every level), with the real values
+//                         that flowed into it
 //   TSREPRO_LEVEL=1       on failure: a case + repro.py / repro.cpp
 //                 2       also the exact `tsrepro minify` command, as minify.sh
 //                 3       the case is written before running (a segfault leaves it behind),
 //                         and on failure the minifier runs in a subprocess
-//                 4       also compare against eager with same()-style tolerances, and minify
-//                         accuracy failures
+//                 4       graph stage: also compare against eager with same()-style
+//                         tolerances, and minify accuracy failures
 //   TSREPRO_DIR           where run_<timestamp>-pid_<pid>/ goes (default ./tsrepro_out)
 //   TSREPRO_LOG           info or debug: what was written where, and the next command
 //

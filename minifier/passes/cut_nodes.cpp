@@ -21,15 +21,14 @@ bool cut_nodes_pass(PassContext& ctx) {
     if (n <= 1) break;
     chunks = std::min(chunks, n);
     // Plain cuts first (they remove the most); keep-feeder cuts only where they differ.
-    std::vector<std::optional<Case>> candidates;
-    for (CutMode mode : {CutMode::DropFeeders, CutMode::KeepFeeders}) {
-      for (size_t chunk = 0; chunk < chunks; ++chunk) {
-        std::vector<size_t> indices;
-        for (size_t i = chunk * n / chunks; i < (chunk + 1) * n / chunks; ++i) indices.push_back(i);
-        candidates.push_back(with_nodes_cut(ctx.state(), indices, *refs, mode));
-      }
-    }
-    if (ctx.try_candidates(std::move(candidates))) {
+    const auto cut_chunk = [&](size_t k) {
+      const CutMode mode = k < chunks ? CutMode::DropFeeders : CutMode::KeepFeeders;
+      const size_t chunk = k % chunks;
+      std::vector<size_t> indices;
+      for (size_t i = chunk * n / chunks; i < (chunk + 1) * n / chunks; ++i) indices.push_back(i);
+      return with_nodes_cut(ctx.state(), indices, *refs, mode);
+    };
+    if (ctx.try_candidates_lazily(2 * chunks, cut_chunk)) {
       changed = true;
       chunks = std::max<size_t>(chunks - 1, 2);
       continue;
@@ -48,12 +47,12 @@ bool single_node_cuts_all_fail(PassContext& ctx) {
   } catch (const std::exception&) {
     return false;
   }
-  std::vector<std::optional<Case>> candidates;
-  for (CutMode mode : {CutMode::DropFeeders, CutMode::KeepFeeders})
-    for (size_t i = 0; i < n; ++i) candidates.push_back(with_nodes_cut(ctx.state(), {i}, *refs, mode));
+  const auto cut_one = [&](size_t k) {
+    return with_nodes_cut(ctx.state(), {k % n}, *refs, k < n ? CutMode::DropFeeders : CutMode::KeepFeeders);
+  };
   // 1-minimal when no single node can become an input (the others staying as they are); a cut
   // that works is accepted and the engine goes on.
-  return !ctx.try_candidates(std::move(candidates));
+  return !ctx.try_candidates_lazily(2 * n, cut_one);
 }
 
 }  // namespace tsrepro
