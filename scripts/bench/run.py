@@ -194,7 +194,9 @@ def extra_tables(extras):
               "A 5000-node chain with 4096-element inputs: cut-nodes keeps 5000 reference values of 16 KiB "
               "(about 80 MiB) in memory, or on disk with `--offload` (written while the reference run goes, "
               "read back per candidate). The tsrepro process holds them; the tree's peak is its largest "
-              "process (a worker may be the largest).", "",
+              "process (a worker may be the largest). The offloaded peak varies from run to run (190 to 257 "
+              "MiB seen on the same case): the interpreter's freed 16 KiB tensors and the pickler's buffers "
+              "fragment glibc's heap, so the high-water mark depends on allocation order.", "",
               "| flags | queries | seconds | final nodes | peak RSS MiB, tsrepro process | peak RSS MiB, tree |",
               "| --- | --- | --- | --- | --- | --- |"]
     for r in extras["offload"]:
