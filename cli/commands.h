@@ -13,7 +13,9 @@ namespace tsrepro::cli {
 
 int import_command(const ImportOptions& options, const std::string& output_dir);
 
-struct RunOptions {
+// What `run` and `minify` share: the case and how it is evaluated (reference, backend, inputs,
+// comparison). main.cpp registers these flags once for both.
+struct EvaluationCliOptions {
   std::string case_dir;
   std::string backend;
   std::string ref = "eager";
@@ -23,26 +25,19 @@ struct RunOptions {
   bool fake_inputs = false;
   uint64_t seed = 0;
   bool backward = false;
+  CompareOptions compare;
+  std::string command_line;  // as typed, for the reproducers' headers
+};
+
+struct RunOptions : EvaluationCliOptions {
   bool explain_backend = false;
   bool json = false;
   bool save_repro = false;
-  CompareOptions compare;
-  std::string command_line;
 };
 
 int run_command(const RunOptions& options);
 
-struct MinifyCliOptions {
-  std::string case_dir;
-  std::string backend;
-  std::string ref = "eager";
-  std::vector<std::string> backend_opts;  // key=value
-  std::string device = "cpu";
-  double timeout = 300;
-  bool fake_inputs = false;
-  uint64_t seed = 0;
-  bool backward = false;
-  CompareOptions compare;
+struct MinifyCliOptions : EvaluationCliOptions {
   std::string output_dir;
   bool accuracy = false;
   std::string check_str;
@@ -53,7 +48,6 @@ struct MinifyCliOptions {
   bool skip_sanity = false;
   bool offload = false;
   bool json = false;
-  std::string command_line;  // as typed, for the reproducers' headers
 };
 
 // Exit 0 when minified, 3 when the original case does not fail as required.

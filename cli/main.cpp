@@ -32,6 +32,29 @@ void add_compare_flags(CLI::App& cmd, tsrepro::CompareOptions& compare) {
   cmd.add_flag("--ignore-non-fp", compare.ignore_non_fp, "compare floating-point outputs only");
 }
 
+struct EvaluationFlags {
+  CLI::Option* case_dir;
+  CLI::Option* backend;
+};
+
+// The flags `run` and `minify` share (which of them are required is the caller's: minify
+// --list-passes needs neither the case nor --backend).
+EvaluationFlags add_evaluation_flags(CLI::App& cmd, tsrepro::cli::EvaluationCliOptions& o, const std::string& timeout_help,
+                                     const std::string& fake_inputs_help) {
+  EvaluationFlags flags;
+  flags.case_dir = cmd.add_option("case", o.case_dir, "case directory (from tsrepro import)");
+  flags.backend = cmd.add_option("--backend", o.backend, "tested backend: eager, jit, nnc, ofi, inject:<fault>@<op>");
+  cmd.add_option("--ref", o.ref, "reference backend")->capture_default_str();
+  cmd.add_option("--backend-opt", o.backend_opts, "backend option key=value (repeatable)");
+  cmd.add_option("--device", o.device, "cpu or cuda")->capture_default_str();
+  cmd.add_option("--timeout", o.timeout, timeout_help)->capture_default_str()->check(CLI::PositiveNumber);
+  cmd.add_flag("--fake-inputs", o.fake_inputs, fake_inputs_help);
+  cmd.add_option("--seed", o.seed, "seed of the fake inputs")->capture_default_str();
+  cmd.add_flag("--backward", o.backward, "also compare input gradients of a scalar loss");
+  add_compare_flags(cmd, o.compare);
+  return flags;
+}
+
 // The command line as typed, shell-quoted where needed: it goes into the reproducers' headers.
 std::string command_line_of(int argc, char** argv) {
   std::string line;
@@ -78,40 +101,23 @@ int main(int argc, char** argv) {
 
   tsrepro::cli::RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "run a case under a backend and report whether, and how, it fails");
-  run_cmd->add_option("case", run.case_dir, "case directory (from tsrepro import)")->required();
-  run_cmd->add_option("--backend", run.backend, "tested backend: eager, jit, nnc, ofi, inject:<fault>@<op>")->required();
-  run_cmd->add_option("--ref", run.ref, "reference backend")->capture_default_str();
-  run_cmd->add_option("--backend-opt", run.backend_opts, "backend option key=value (repeatable)");
-  run_cmd->add_option("--device", run.device, "cpu or cuda")->capture_default_str();
-  run_cmd->add_option("--timeout", run.timeout, "seconds before a run counts as hung")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  run_cmd->add_flag("--fake-inputs", run.fake_inputs, "use seeded fake inputs of the recorded shapes, not inputs.pt");
-  run_cmd->add_option("--seed", run.seed, "seed of the fake inputs")->capture_default_str();
-  run_cmd->add_flag("--backward", run.backward, "also compare input gradients of a scalar loss");
+  const EvaluationFlags run_flags =
+      add_evaluation_flags(*run_cmd, run, "seconds before a run counts as hung",
+                           "use seeded fake inputs of the recorded shapes, not inputs.pt");
+  run_flags.case_dir->required();
+  run_flags.backend->required();
   run_cmd->add_flag("--explain-backend", run.explain_backend, "print the optimized graph the backend executed");
   run_cmd->add_flag("--json", run.json, "print the verdict as one JSON object");
   run_cmd->add_flag("--save-repro", run.save_repro,
                     "on failure, record it in CASE/case.json and write repro.py, repro.cpp, CMakeLists.txt into CASE");
-  add_compare_flags(*run_cmd, run.compare);
 
   tsrepro::cli::MinifyCliOptions minify;
   bool list_passes = false;
   auto* minify_cmd = app.add_subcommand("minify", "shrink a failing case to a 1-minimal graph and write repro.py / repro.cpp");
   // case, --backend and -o are checked below: --list-passes needs none of them.
-  minify_cmd->add_option("case", minify.case_dir, "case directory (from tsrepro import)");
-  minify_cmd->add_option("--backend", minify.backend, "tested backend: eager, jit, nnc, ofi, inject:<fault>@<op>");
+  add_evaluation_flags(*minify_cmd, minify, "seconds before a candidate counts as hung",
+                       "start from seeded fake inputs of the recorded shapes");
   minify_cmd->add_option("-o,--output", minify.output_dir, "output directory: checkpoints/, minified/, summary.json");
-  minify_cmd->add_option("--ref", minify.ref, "reference backend")->capture_default_str();
-  minify_cmd->add_option("--backend-opt", minify.backend_opts, "backend option key=value (repeatable)");
-  minify_cmd->add_option("--device", minify.device, "cpu or cuda")->capture_default_str();
-  minify_cmd->add_option("--timeout", minify.timeout, "seconds before a candidate counts as hung")
-      ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  minify_cmd->add_flag("--fake-inputs", minify.fake_inputs, "start from seeded fake inputs of the recorded shapes");
-  minify_cmd->add_option("--seed", minify.seed, "seed of the fake inputs")->capture_default_str();
-  minify_cmd->add_flag("--backward", minify.backward, "also compare input gradients of a scalar loss");
-  add_compare_flags(*minify_cmd, minify.compare);
   auto* accuracy_flag = minify_cmd->add_flag("--accuracy", minify.accuracy,
                                              "keep accuracy failures only; exceptions and crashes are not interesting");
   auto* check_str_opt = minify_cmd->add_option("--check-str", minify.check_str,
@@ -155,8 +161,7 @@ int main(int argc, char** argv) {
               << "--help)\n";
     return 2;
   }
-  minify.command_line = command_line_of(argc, argv);
-  run.command_line = minify.command_line;
+  minify.command_line = run.command_line = command_line_of(argc, argv);
   set_up_logging(verbosity);
 
   try {

@@ -23,24 +23,8 @@ std::tuple<size_t, size_t, size_t, int64_t> size_of(const Case& c) {
 
 }  // namespace
 
-std::optional<size_t> PassContext::try_candidates(std::vector<std::optional<Case>> candidates) {
-  std::vector<Case> runnable;
-  std::vector<size_t> original_index;
-  const auto current_size = size_of(state_);
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    if (!candidates[i] || !(size_of(*candidates[i]) < current_size)) continue;
-    runnable.push_back(std::move(*candidates[i]));
-    original_index.push_back(i);
-  }
-  oracle_.set_progress_context(pass_, count_compute_nodes(*state_.graph));
-  auto found = oracle_.first_interesting(runnable);
-  if (!found) return std::nullopt;
-  accept(std::move(runnable[*found]));
-  return original_index[*found];
-}
-
-std::optional<size_t> PassContext::try_candidates_lazily(size_t count,
-                                                        const std::function<std::optional<Case>(size_t)>& make) {
+std::optional<std::pair<size_t, Case>> PassContext::find_first_interesting(size_t count, const CandidateMaker& make,
+                                                                          bool must_shrink) {
   const auto current_size = size_of(state_);
   const size_t window = oracle_.parallelism();
   size_t next = 0;
@@ -49,7 +33,7 @@ std::optional<size_t> PassContext::try_candidates_lazily(size_t count,
     std::vector<size_t> original_index;
     for (; next < count && runnable.size() < window; ++next) {
       std::optional<Case> candidate = make(next);
-      if (!candidate || !(size_of(*candidate) < current_size)) continue;
+      if (!candidate || (must_shrink && !(size_of(*candidate) < current_size))) continue;
       runnable.push_back(std::move(*candidate));
       original_index.push_back(next);
     }
@@ -57,31 +41,30 @@ std::optional<size_t> PassContext::try_candidates_lazily(size_t count,
     oracle_.set_progress_context(pass_, count_compute_nodes(*state_.graph));
     // Windows go in order and each answers its first interesting candidate: the same answer
     // as the whole list at once, for every -j.
-    if (auto found = oracle_.first_interesting(runnable)) {
-      accept(std::move(runnable[*found]));
-      return original_index[*found];
-    }
+    if (auto found = oracle_.first_interesting(runnable))
+      return std::make_pair(original_index[*found], std::move(runnable[*found]));
   }
   return std::nullopt;
 }
 
-bool PassContext::is_interesting(const Case& candidate) {
-  oracle_.set_progress_context(pass_, count_compute_nodes(*state_.graph));
-  return oracle_.first_interesting({candidate}).has_value();
+std::optional<size_t> PassContext::try_candidates_lazily(size_t count, const CandidateMaker& make) {
+  auto found = find_first_interesting(count, make, /*must_shrink=*/true);
+  if (!found) return std::nullopt;
+  accept(std::move(found->second));
+  return found->first;
 }
 
+std::optional<size_t> PassContext::try_candidates(std::vector<std::optional<Case>> candidates) {
+  return try_candidates_lazily(candidates.size(), [&](size_t i) { return std::move(candidates[i]); });
+}
+
+bool PassContext::is_interesting(const Case& candidate) { return first_interesting({candidate}).has_value(); }
+
 std::optional<size_t> PassContext::first_interesting(const std::vector<std::optional<Case>>& candidates) {
-  std::vector<Case> runnable;
-  std::vector<size_t> original_index;
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    if (!candidates[i]) continue;
-    runnable.push_back(*candidates[i]);  // shares the graph: the oracle only reads it
-    original_index.push_back(i);
-  }
-  oracle_.set_progress_context(pass_, count_compute_nodes(*state_.graph));
-  auto found = oracle_.first_interesting(runnable);
+  // Copies share the graph: the oracle only reads it.
+  auto found = find_first_interesting(candidates.size(), [&](size_t i) { return candidates[i]; }, /*must_shrink=*/false);
   if (!found) return std::nullopt;
-  return original_index[*found];
+  return found->first;
 }
 
 std::optional<Verdict> PassContext::verdict_of(const Case& candidate) {

@@ -4,6 +4,7 @@
 // parallelism live in one place, as in llvm-reduce's Delta.cpp.
 
 #include <functional>
+#include <utility>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,7 +28,8 @@ class PassContext {
   std::optional<size_t> try_candidates(std::vector<std::optional<Case>> candidates);
   // The same for long lists: candidate i is made only when its window of -j candidates comes
   // up, so a pass may propose thousands of graph copies without holding them all at once.
-  std::optional<size_t> try_candidates_lazily(size_t count, const std::function<std::optional<Case>(size_t)>& make);
+  using CandidateMaker = std::function<std::optional<Case>(size_t)>;
+  std::optional<size_t> try_candidates_lazily(size_t count, const CandidateMaker& make);
   bool try_candidate(std::optional<Case> candidate) { return try_candidates({std::move(candidate)}).has_value(); }
 
   // Tests without accepting (for searches that accept the best of several answers).
@@ -47,6 +49,10 @@ class PassContext {
   void begin_pass(const std::string& name);
 
  private:
+  // The one search behind the above: candidates made in order, tried in windows of -j; with
+  // must_shrink, those not strictly smaller than the state are skipped (never run).
+  std::optional<std::pair<size_t, Case>> find_first_interesting(size_t count, const CandidateMaker& make, bool must_shrink);
+
   Oracle& oracle_;
   Case& state_;
   MinifyObserver& observer_;
