@@ -75,6 +75,7 @@ const std::vector<PassEntry>& pass_table();
 // The passes, one file each under minifier/passes/.
 bool localize_divergence_pass(PassContext& ctx);
 bool truncate_suffix_pass(PassContext& ctx);
+bool cut_ranges_pass(PassContext& ctx);
 bool cut_nodes_pass(PassContext& ctx);
 bool remove_outputs_pass(PassContext& ctx);
 bool dce_pass(PassContext& ctx);

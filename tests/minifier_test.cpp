@@ -1,6 +1,8 @@
 // The minifier: each pass on small graphs, then whole minifications of a ~120-node model for
 // every injected fault. Candidates really run in tsrepro-runner workers.
 
+#include <map>
+
 #include <gtest/gtest.h>
 #include <torch/script.h>
 
@@ -110,6 +112,37 @@ TEST(CutNodes, CutValuesAreTheReferenceValues) {
   ASSERT_EQ(cut->values->size(), 2u);  // x (still read by aten::add) and the cut value
   EXPECT_TRUE(at::allclose(cut->values->at(1).toTensor(), at::sin(at::tensor({0.5, -1.0}))));
   EXPECT_NO_THROW(graph_from_ir(graph_to_ir(*cut->graph), "cut"));
+}
+
+// A chain of `n` unary nodes with the given ops at the given positions (tanh elsewhere).
+std::string chain_ir(size_t n, const std::map<size_t, std::string>& ops_at) {
+  std::string ir = "graph(%v0 : Tensor):\n";
+  for (size_t i = 0; i < n; ++i) {
+    const auto op = ops_at.find(i);
+    ir += "  %v" + std::to_string(i + 1) + " : Tensor = aten::" + (op == ops_at.end() ? "tanh" : op->second) + "(%v" +
+          std::to_string(i) + ")\n";
+  }
+  return ir + "  return (%v" + std::to_string(n) + ")\n";
+}
+
+TEST(CutRanges, TwoCulpritsFarApartInLogarithmicQueries) {
+  PassHarness h(case_from_ir(chain_ir(200, {{40, "relu"}, {130, "sigmoid"}}), {at::randn({4})}),
+                "inject:compile-error@aten::relu+aten::sigmoid");
+  ASSERT_TRUE(h.run(truncate_suffix_pass));  // the last node is now the sigmoid
+  const size_t before = h.oracle.stats().queries;
+  EXPECT_TRUE(h.run(cut_ranges_pass));
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu", "aten::sigmoid"}));
+  // Per culprit: one "is it needed" query, a few probes from the top and a bisection of the gap
+  // (12 queries here). ddmin (cut-nodes) needs over 40 on this chain.
+  EXPECT_LE(h.oracle.stats().queries - before, 18u);
+}
+
+TEST(CutRanges, KeepsEveryNodeOfAGraphThatNeedsThemAll) {
+  PassHarness h(case_from_ir(chain_ir(3, {{0, "relu"}, {1, "sigmoid"}, {2, "abs"}}), {at::randn({4})}),
+                "inject:compile-error@aten::relu+aten::sigmoid+aten::abs");
+  EXPECT_FALSE(h.run(cut_ranges_pass));
+  EXPECT_EQ(node_kinds(h.state).size(), 3u);
+  EXPECT_LE(h.oracle.stats().queries, 1u + 3u);  // sanity + one "is it needed" query per node
 }
 
 TEST(ReferenceValues, OffloadedEqualInMemoryAndLeaveNoFilesBehind) {

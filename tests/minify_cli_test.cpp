@@ -87,7 +87,7 @@ void expect_consistent_checkpoints(const std::string& out) {
 TEST(MinifyCli, ListPassesNamesEveryPassWithADescription) {
   const Result r = tsrepro({"minify", "--list-passes"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  for (const char* pass : {"truncate-suffix", "cut-nodes", "remove-outputs", "dce", "remove-unused-inputs",
+  for (const char* pass : {"truncate-suffix", "cut-ranges", "cut-nodes", "remove-outputs", "dce", "remove-unused-inputs",
                            "consolidate-inputs", "shrink-inputs"})
     EXPECT_NE(r.out.find(std::string(pass) + " "), std::string::npos) << pass << "\n" << r.describe();
 }

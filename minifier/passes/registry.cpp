@@ -10,6 +10,8 @@ const std::vector<PassEntry>& pass_table() {
       {"localize-divergence", "accuracy failures: one instrumented run finds the first node the backend gets wrong; try it alone",
        localize_divergence_pass},
       {"truncate-suffix", "bisect on the topological prefix: node k's outputs become the graph outputs", truncate_suffix_pass},
+      {"cut-ranges", "from each node on, cut the longest run of nodes the failure does not need (probes from the top, then bisection)",
+       cut_ranges_pass},
       {"cut-nodes", "replace chunks of nodes by inputs fed with their reference values (ddmin schedule)", cut_nodes_pass},
       {"remove-outputs", "drop graph outputs the failure does not need", remove_outputs_pass},
       {"dce", "delete dead nodes, side-effecting ones (checks, raises) included", dce_pass},
