@@ -1,8 +1,11 @@
 // tsrepro: minify failing TorchScript graphs and write reproducers. This file only parses flags;
 // the commands live in commands.cpp and the libraries.
 
+#include <cstdio>
 #include <filesystem>
 #include <iostream>
+
+#include <unistd.h>
 
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -10,6 +13,7 @@
 #include <torch/version.h>
 
 #include "cli/commands.h"
+#include "runner/zygote.h"
 #include "tsrepro/error.h"
 
 namespace {
@@ -71,7 +75,7 @@ std::string command_line_of(int argc, char** argv) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
+int run_cli(int argc, char** argv) {
   CLI::App app{"tsrepro: shrink a failing TorchScript graph and write a reproducer", "tsrepro"};
   app.require_subcommand(1);
   int verbosity = 0;
@@ -162,6 +166,9 @@ int main(int argc, char** argv) {
     return 2;
   }
   minify.command_line = run.command_line = command_line_of(argc, argv);
+  // Commands that run candidates in workers fork them from a zygote, started now: one thread,
+  // nothing run on torch yet (see runner/zygote.h). Where it cannot start they exec tsrepro-runner.
+  if (*import_cmd || *run_cmd || (*minify_cmd && !list_passes)) tsrepro::zygote::start();
   set_up_logging(verbosity);
 
   try {
@@ -180,4 +187,16 @@ int main(int argc, char** argv) {
     return 2;
   }
   return 2;
+}
+
+int main(int argc, char** argv) {
+  const int exit_code = run_cli(argc, argv);
+  // Everything this program writes is written and closed by now (files are renamed into place
+  // before a command returns). What is left are libtorch's static destructors, which deregister
+  // every operator: a fifth of a second for nothing. Flush and leave without them.
+  std::cout.flush();
+  std::cerr.flush();
+  spdlog::shutdown();
+  std::fflush(nullptr);
+  ::_exit(exit_code);
 }

@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runner/worker_client.h"
+#include "runner/zygote.h"
 #include "tsrepro/error.h"
 
 namespace bp = boost::process;
@@ -59,11 +60,41 @@ bool stage_is_reference(const std::string& stage) {
 }  // namespace
 
 struct RunnerProcess::Process {
+  // Exec'd tsrepro-runner: Boost.Process owns the child and the pipes.
   bp::pipe to_worker;
   bp::pipe from_worker;
   bp::child child;
+  // Forked by the zygote: a pid and our ends of two pipes (not our child: the zygote waits).
+  pid_t forked_pid = -1;
+  int forked_to = -1, forked_from = -1;
   fs::path log;
   std::string buffered;  // bytes read past the last complete line
+
+  ~Process() {
+    if (forked_to >= 0) ::close(forked_to);
+    if (forked_from >= 0) ::close(forked_from);
+  }
+  bool forked() const { return forked_pid > 0; }
+  pid_t pid() const { return forked() ? forked_pid : child.id(); }
+  int request_fd() { return forked() ? forked_to : to_worker.native_sink(); }
+  int answer_fd() { return forked() ? forked_from : from_worker.native_source(); }
+  void kill_group() {
+    ::kill(-pid(), SIGKILL);  // a worker leads its own group (ESRCH before it got there)
+    ::kill(pid(), SIGKILL);
+  }
+  // The raw wait status once it has ended.
+  int wait_status() {
+    if (forked()) {
+      try {
+        return zygote::wait_for_worker(forked_pid);
+      } catch (const std::exception&) {
+        return 255 << 8;  // the zygote died with its worker's status: say "exit 255"
+      }
+    }
+    std::error_code ec;
+    child.wait(ec);
+    return child.native_exit_code();
+  }
 
   enum class Read { Line, Eof, Timeout };
   Read read_line(std::string& line, Clock::time_point deadline) {
@@ -76,12 +107,12 @@ struct RunnerProcess::Process {
       }
       const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       if (left <= 0) return Read::Timeout;
-      pollfd wait_for{from_worker.native_source(), POLLIN, 0};
+      pollfd wait_for{answer_fd(), POLLIN, 0};
       const int ready = ::poll(&wait_for, 1, static_cast<int>(std::min<long long>(left, 1000)));
       if (ready < 0 && errno != EINTR) return Read::Eof;
       if (ready <= 0) continue;
       char chunk[65536];
-      const ssize_t n = ::read(from_worker.native_source(), chunk, sizeof chunk);
+      const ssize_t n = ::read(answer_fd(), chunk, sizeof chunk);
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) return Read::Eof;
       buffered.append(chunk, static_cast<size_t>(n));
@@ -100,41 +131,67 @@ std::string default_runner_path() {
 }
 
 RunnerProcess::RunnerProcess(std::string executable) : executable_(std::move(executable)) {
+  if (executable_.empty() && std::getenv("TSREPRO_RUNNER")) executable_ = default_runner_path();
   // Writing to a worker that just died must not kill us.
   std::signal(SIGPIPE, SIG_IGN);
 }
 
 RunnerProcess::~RunnerProcess() { stop(); }
 
+// From the zygote when this process has one and no runner was named (TSREPRO_RUNNER, or a path
+// given by the caller); else tsrepro-runner through Boost.Process.
+bool RunnerProcess::start_forked(Process& p) {
+  if (!executable_.empty() || !zygote::available()) return false;
+  int requests[2], answers[2];
+  if (::pipe2(requests, O_CLOEXEC) != 0) return false;
+  if (::pipe2(answers, O_CLOEXEC) != 0) {
+    ::close(requests[0]);
+    ::close(requests[1]);
+    return false;
+  }
+  try {
+    p.forked_pid = zygote::spawn_worker(requests[0], answers[1], p.log.string());
+  } catch (const std::exception& e) {
+    spdlog::debug("zygote: {}; starting tsrepro-runner instead", e.what());
+  }
+  ::close(requests[0]);
+  ::close(answers[1]);
+  if (!p.forked()) {
+    ::close(requests[1]);
+    ::close(answers[0]);
+    return false;
+  }
+  p.forked_to = requests[1];
+  p.forked_from = answers[0];
+  return true;
+}
+
 void RunnerProcess::start() {
-  if (!fs::exists(executable_)) throw UserError(executable_ + ": tsrepro-runner not found (set TSREPRO_RUNNER)");
   auto p = std::make_unique<Process>();
   p->log = fs::temp_directory_path() / ("tsrepro-runner-" + std::to_string(::getpid()) + "-" + std::to_string(starts_) + ".log");
-  p->child = bp::child(executable_, bp::std_in < p->to_worker, bp::std_out > p->from_worker, bp::std_err > p->log.string());
-  set_close_on_exec(p->to_worker.native_sink());
-  set_close_on_exec(p->from_worker.native_source());
+  if (!start_forked(*p)) {
+    const std::string executable = executable_.empty() ? default_runner_path() : executable_;
+    if (!fs::exists(executable)) throw UserError(executable + ": tsrepro-runner not found (set TSREPRO_RUNNER)");
+    p->child = bp::child(executable, bp::std_in < p->to_worker, bp::std_out > p->from_worker, bp::std_err > p->log.string());
+    set_close_on_exec(p->to_worker.native_sink());
+    set_close_on_exec(p->from_worker.native_source());
+  }
   ++starts_;
-  spdlog::debug("started runner pid {} ({})", p->child.id(), executable_);
+  spdlog::debug("started runner pid {} ({})", p->pid(), p->forked() ? "forked by the zygote" : executable_);
   process_ = std::move(p);
 }
 
 void RunnerProcess::stop() {
   if (!process_) return;
-  const pid_t pid = process_->child.id();
-  if (process_->child.running()) {
-    ::kill(-pid, SIGKILL);
-    ::kill(pid, SIGKILL);
-  }
+  if (process_->forked() || process_->child.running()) process_->kill_group();
+  process_->wait_status();
   std::error_code ec;
-  process_->child.wait(ec);
   fs::remove(process_->log, ec);
   process_.reset();
 }
 
 Verdict RunnerProcess::verdict_for_dead_worker(const std::string& stage) {
-  std::error_code ec;
-  process_->child.wait(ec);
-  const int status = process_->child.native_exit_code();
+  const int status = process_->wait_status();
   const std::string log_tail = tail_of_log(process_->log, 3);
   Verdict v;
   v.phase = stage;
@@ -179,7 +236,7 @@ Verdict RunnerProcess::exchange(const EvalRequest& request, double timeout_secon
   if (!process_) start();
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
   std::string stage;
-  if (!write_all(process_->to_worker.native_sink(), request_to_json(request).dump() + "\n"))
+  if (!write_all(process_->request_fd(), request_to_json(request).dump() + "\n"))
     return verdict_for_dead_worker("start");
   for (std::string line;;) {
     switch (process_->read_line(line, deadline)) {

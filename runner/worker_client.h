@@ -16,7 +16,9 @@ std::string default_runner_path();
 
 class RunnerProcess {
  public:
-  explicit RunnerProcess(std::string executable = default_runner_path());
+  // No executable: a worker forked from the zygote where this process has one, else
+  // default_runner_path(). A named one (or TSREPRO_RUNNER) is always exec'd.
+  explicit RunnerProcess(std::string executable = "");
   ~RunnerProcess();
   RunnerProcess(const RunnerProcess&) = delete;
   RunnerProcess& operator=(const RunnerProcess&) = delete;
@@ -30,6 +32,7 @@ class RunnerProcess {
  private:
   struct Process;
   void start();
+  bool start_forked(Process& p);
   void stop();
   Verdict exchange(const EvalRequest& request, double timeout_seconds);
   Verdict verdict_for_dead_worker(const std::string& stage);

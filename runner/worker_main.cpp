@@ -1,59 +1,16 @@
-// tsrepro-runner: a persistent worker. It loads libtorch once, then answers requests, one JSON
-// line each on stdin, with stage lines ({"stage": ...}) and one final line ({"verdict": ...} or
-// {"error": ...}) on stdout. Whatever a candidate does to this process (abort, segfault, hang)
-// the parent notices and starts a fresh worker.
+// tsrepro-runner: a persistent worker process (runner/worker_loop.cpp). The tsrepro CLI forks its
+// workers from a zygote instead (runner/zygote.h); this executable serves everyone else: the
+// tests, the TSREPRO_AFTER library, and the CLI where no zygote could start.
 
 #include <iostream>
 #include <string>
 
-#include <unistd.h>
-
-#include <spdlog/spdlog.h>
-
-#include "runner/evaluate.h"
-#include "tsrepro/error.h"
-
-namespace {
-
-// The protocol gets its own descriptor; fd 1 is pointed at stderr so that anything a library
-// prints cannot corrupt the answers.
-FILE* open_protocol_channel() {
-  const int protocol_fd = ::dup(STDOUT_FILENO);
-  ::dup2(STDERR_FILENO, STDOUT_FILENO);
-  FILE* channel = ::fdopen(protocol_fd, "w");
-  std::setvbuf(channel, nullptr, _IONBF, 0);  // a crash must not swallow a stage line
-  return channel;
-}
-
-void send(FILE* channel, const nlohmann::json& message) {
-  const std::string line = message.dump() + "\n";
-  std::fwrite(line.data(), 1, line.size(), channel);
-}
-
-}  // namespace
+#include "runner/worker_loop.h"
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--version") {
     std::cout << "tsrepro-runner " << TSREPRO_VERSION << "\n";
     return 0;
   }
-  ::setpgid(0, 0);  // its own process group: a timeout kills whatever it started, too
-  FILE* channel = open_protocol_channel();
-  if (const char* level = std::getenv("TSREPRO_LOG")) spdlog::set_level(spdlog::level::from_str(level));
-
-  tsrepro::Evaluator evaluator;
-  for (std::string line; std::getline(std::cin, line);) {
-    if (line.empty()) continue;
-    try {
-      const tsrepro::EvalRequest request = tsrepro::request_from_json(nlohmann::json::parse(line));
-      const tsrepro::Verdict verdict =
-          evaluator.evaluate(request, [&](const std::string& stage) { send(channel, {{"stage", stage}}); });
-      send(channel, {{"verdict", tsrepro::verdict_to_json(verdict)}});
-    } catch (const c10::Error& e) {
-      send(channel, {{"error", e.what_without_backtrace()}});
-    } catch (const std::exception& e) {
-      send(channel, {{"error", e.what()}});
-    }
-  }
-  return 0;
+  return tsrepro::serve_runner_requests();
 }

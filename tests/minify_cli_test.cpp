@@ -321,6 +321,87 @@ TEST(MinifyCli, OffloadedReferenceValuesGiveTheSameResultAndAreSweptAway) {
   EXPECT_FALSE(fs::exists(offloaded + "/reference-values"));
 }
 
+// ================================================================================================
+// Workers forked from the zygote: crashes restart them, and none outlives the CLI.
+
+pid_t parent_of(pid_t pid) {
+  const std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+  const auto close_paren = stat.rfind(')');
+  if (close_paren == std::string::npos) return -1;
+  std::istringstream fields(stat.substr(close_paren + 1));
+  char state = 0;
+  pid_t ppid = -1;
+  fields >> state >> ppid;
+  return ppid;
+}
+
+// Processes still running `tsrepro ... OUT ...` (forked workers keep the CLI's command line),
+// after giving them `seconds` to go.
+std::vector<pid_t> survivors_naming(const std::string& out, double seconds) {
+  std::vector<pid_t> left = processes_running(kTsrepro, out);
+  for (int i = 0; i < seconds * 100 && !left.empty(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    left = processes_running(kTsrepro, out);
+  }
+  for (pid_t pid : left) ::kill(pid, SIGKILL);
+  return left;
+}
+
+TEST(MinifyCli, CrashedWorkersAreForkedAgainAndNoneOutlivesTheRun) {
+  TempDir tmp;
+  const std::string case_dir = import_chain(tmp);
+  const std::string out = tmp / "out";
+  const Result r = tsrepro({"-vv", "minify", case_dir, "--backend", "inject:segfault@aten::relu", "-o", out, "--json"},
+                           {tmp.path().string(), 600});
+  const json summary = expect_minified(r);
+  EXPECT_EQ(summary.value("signature", ""), "crash:SIGSEGV");
+  // Every candidate holding the relu killed its worker; each new one came from the zygote.
+  size_t forked = 0;
+  for (size_t at = r.err.find("forked by the zygote"); at != std::string::npos; at = r.err.find("forked by the zygote", at + 1))
+    ++forked;
+  EXPECT_GE(forked, 3u) << r.describe();
+  EXPECT_EQ(r.err.find("tsrepro-runner)"), std::string::npos) << "no worker should be exec'd\n" << r.describe();
+  EXPECT_TRUE(survivors_naming(out, 2).empty());
+
+  // TSREPRO_RUNNER names the worker executable: then it is exec'd as before.
+  const std::string named = tmp / "named";
+  const Result n = tsrepro({"-vv", "minify", case_dir, "--backend", "inject:segfault@aten::relu", "-o", named, "--json"},
+                           {tmp.path().string(), 600, {"TSREPRO_RUNNER=" + std::string(TSREPRO_BINARY_DIR) + "/tsrepro-runner"}});
+  EXPECT_EQ(expect_minified(n).value("signature", ""), "crash:SIGSEGV");
+  EXPECT_EQ(n.err.find("forked by the zygote"), std::string::npos) << n.describe();
+  EXPECT_EQ(read_text(out + "/minified/graph.ir"), read_text(named + "/minified/graph.ir"));
+}
+
+TEST(MinifyCli, KillingOnlyTheCliTakesTheZygoteAndItsWorkersWithIt) {
+  TempDir tmp;
+  const std::string case_dir = import_chain(tmp);
+  const std::string out = tmp / "out";
+  // The CLI, the zygote and a worker hanging in the sanity run: kill the CLI alone (as the OOM
+  // killer would), not its process group.
+  std::atomic<bool> killed{false};
+  auto killer = std::async(std::launch::async, [&] {
+    for (int i = 0; i < 6000; ++i) {
+      const std::vector<pid_t> running = processes_running(kTsrepro, out);
+      if (running.size() < 3) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        continue;
+      }
+      for (pid_t pid : running)
+        if (parent_of(pid) == ::getpid()) {  // the CLI: the zygote is its child, workers the zygote's
+          ::kill(pid, SIGKILL);
+          killed = true;
+          return;
+        }
+    }
+  });
+  const Result r = tsrepro({"minify", case_dir, "--backend", "inject:hang@aten::relu", "--timeout", "300", "-o", out},
+                           {tmp.path().string(), 120});
+  killer.get();
+  ASSERT_TRUE(killed) << r.describe();
+  EXPECT_EQ(r.term_signal, SIGKILL) << r.describe();
+  EXPECT_TRUE(survivors_naming(out, 3).empty()) << "the zygote or a worker outlived the CLI";
+}
+
 TEST(MinifyCli, KilledMinifyResumesToTheSameResult) {
   TempDir tmp;
   const std::string case_dir = import_chain(tmp);
