@@ -83,15 +83,17 @@ std::string receive_message(int fd, int* fds, size_t* fd_count) {
 }
 
 // In the forked worker: the descriptors in place, everything else of the zygote's closed.
-[[noreturn]] void become_worker(int request_fd, int answer_fd, const std::string& log_path, int zygote_end) {
+[[noreturn]] void become_worker(int request_fd, int answer_fd, const std::string& log_path, int zygote_end,
+                                pid_t zygote) {
+  // A worker outlives nothing: if the zygote (so the parent) is gone, so is it.
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != zygote) ::_exit(0);  // it died before prctl took effect
   ::close(zygote_end);
   const int log = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (::dup2(request_fd, STDIN_FILENO) < 0 || ::dup2(answer_fd, STDOUT_FILENO) < 0 ||
       (log >= 0 && ::dup2(log, STDERR_FILENO) < 0))
     ::_exit(127);
   ::close_range(3, ~0U, 0);
-  // A worker outlives nothing: if the zygote (so the parent) is gone, so is it.
-  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   // Skip static destructors: libtorch's take a fifth of a second and there is nothing to save.
   ::_exit(serve_runner_requests());
 }
@@ -111,8 +113,9 @@ std::string receive_message(int fd, int* fds, size_t* fd_count) {
     if (request.empty()) ::_exit(0);  // the parent closed its end: nothing more to serve
     std::string answer = "-1";
     if (request[0] == 'S' && fd_count == 2) {
+      const pid_t zygote = ::getpid();
       const pid_t pid = ::fork();
-      if (pid == 0) become_worker(fds[0], fds[1], request.substr(1), zygote_end);
+      if (pid == 0) become_worker(fds[0], fds[1], request.substr(1), zygote_end, zygote);
       answer = std::to_string(pid);
     } else if (request[0] == 'W') {
       int status = 0;
