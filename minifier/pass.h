@@ -37,6 +37,10 @@ class PassContext {
   // The first interesting candidate in list order, without accepting it (nullopt entries are
   // skipped). Runs in parallel windows like try_candidates.
   std::optional<size_t> first_interesting(const std::vector<std::optional<Case>>& candidates);
+  // The same with candidates made on demand, a window at a time; returns the index and the case.
+  std::optional<std::pair<size_t, Case>> first_interesting_lazily(size_t count, const CandidateMaker& make) {
+    return find_first_interesting(count, make, /*must_shrink=*/false);
+  }
   // The verdict itself, for passes that learn from it (counts as a query; not cached). nullopt
   // when the interest rule does not judge by verdicts (--test).
   std::optional<Verdict> verdict_of(const Case& candidate);

@@ -60,17 +60,17 @@ bool cut_ranges_pass(PassContext& ctx) {
     // Invariant: cutting [p, lo) is interesting (held in `longest`), cutting [p, hi) is not or
     // is untested beyond the end.
     size_t lo = p + 1, hi = p > 0 ? n + 1 : n;  // from 0, cutting everything is never tried
+    // Probes are made a window at a time: each is a copy of the whole graph.
     const std::vector<size_t> ends = probe_ends(p, n);
-    std::vector<std::optional<Case>> probes;
-    for (size_t end : ends) probes.push_back(end > lo ? cut_to(end) : std::nullopt);
-    const std::optional<size_t> found = ctx.first_interesting(probes);
-    const size_t failed_above = found ? *found : probes.size();  // probes before it were not interesting
+    auto found = ctx.first_interesting_lazily(ends.size(), [&](size_t i) {
+      return ends[i] > lo ? cut_to(ends[i]) : std::nullopt;
+    });
+    const size_t failed_above = found ? found->first : ends.size();  // probes before it were not interesting
     if (failed_above > 0) hi = ends[failed_above - 1];
     if (found) {
-      lo = ends[*found];
-      longest = std::move(probes[*found]);
+      lo = ends[found->first];
+      longest = std::move(found->second);
     }
-    probes.clear();
     while (hi - lo > 1) {
       const size_t mid = lo + (hi - lo) / 2;
       std::optional<Case> candidate = cut_to(mid);
