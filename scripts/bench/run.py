@@ -240,10 +240,12 @@ def extra_tables(extras):
               "A 5000-node chain with 4096-element inputs: the cutting passes (cut-ranges, cut-nodes) keep "
               "5000 reference values of 16 KiB (about 80 MiB) in memory, or on disk with `--offload` (written "
               "while the reference run goes, read back per candidate). The tsrepro process holds them; the "
-              "tree's peak is its largest process (a worker may be the largest). The offloaded peak varies "
-              "from run to run: the interpreter's freed 16 KiB tensors and the pickler's buffers fragment "
-              "glibc's heap, so the high-water mark depends on allocation order. Three runs each, "
-              "alternating: the median run, and the range of the tsrepro process's peak.", "",
+              "tree's peak is its largest process (a worker may be the largest). Offloaded, what is left above "
+              "the ~170 MiB of libtorch and the case is the instrumented reference run itself (a graph of "
+              "15000 nodes and its interpreter code, about 30 MiB); the freed tensors and pickle buffers are "
+              "handed back to the system every 64 values (without that, glibc kept most of them and the peak "
+              "depended on allocation order). Three runs each, alternating: the median run, and the range of "
+              "the tsrepro process's peak.", "",
               "| flags | queries | seconds | final nodes | peak RSS MiB, tsrepro process (range) | peak RSS MiB, tree |",
               "| --- | --- | --- | --- | --- | --- |"]
     for r in extras["offload"]:
