@@ -72,6 +72,14 @@ std::optional<Verdict> PassContext::verdict_of(const Case& candidate) {
   return oracle_.verdict_of(candidate);
 }
 
+std::optional<ReferenceValues> PassContext::reference_values_for_cuts(const Case& c) const {
+  try {
+    return reference_values(c);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 bool PassContext::expects_accuracy_failure() const { return oracle_.expected().kind == "accuracy"; }
 
 void PassContext::accept(Case candidate) {

@@ -48,6 +48,9 @@ class PassContext {
   // The reference run's value of every top-level value of `c`, in memory or offloaded as the
   // options say. Throws if the reference cannot run the graph with its values exposed.
   ReferenceValues reference_values(const Case& c) const { return compute_reference_values(c, offload_dir_); }
+  // The same for the cutting passes, which have nothing to cut with when the reference cannot
+  // expose the graph's values: nullopt then.
+  std::optional<ReferenceValues> reference_values_for_cuts(const Case& c) const;
   void accept(Case candidate);
 
   void begin_pass(const std::string& name);

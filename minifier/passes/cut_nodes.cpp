@@ -8,12 +8,8 @@
 namespace tsrepro {
 
 bool cut_nodes_pass(PassContext& ctx) {
-  std::optional<ReferenceValues> refs;
-  try {
-    refs = ctx.reference_values(ctx.state());
-  } catch (const std::exception&) {
-    return false;  // the reference cannot expose this graph's values: nothing to cut with
-  }
+  const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(ctx.state());
+  if (!refs) return false;  // nothing to cut with
   bool changed = false;
   size_t chunks = 2;
   for (;;) {
@@ -41,12 +37,8 @@ bool cut_nodes_pass(PassContext& ctx) {
 
 bool single_node_cuts_all_fail(PassContext& ctx) {
   const size_t n = cuttable_nodes(*ctx.state().graph).size();
-  std::optional<ReferenceValues> refs;
-  try {
-    refs = ctx.reference_values(ctx.state());
-  } catch (const std::exception&) {
-    return false;
-  }
+  const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(ctx.state());
+  if (!refs) return false;  // nothing to cut with
   const auto cut_one = [&](size_t k) {
     return with_nodes_cut(ctx.state(), {k % n}, *refs, k < n ? CutMode::DropFeeders : CutMode::KeepFeeders);
   };

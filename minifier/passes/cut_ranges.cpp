@@ -43,12 +43,8 @@ std::vector<size_t> probe_ends(size_t p, size_t n) {
 }  // namespace
 
 bool cut_ranges_pass(PassContext& ctx) {
-  std::optional<ReferenceValues> refs;
-  try {
-    refs = ctx.reference_values(ctx.state());
-  } catch (const std::exception&) {
-    return false;  // the reference cannot expose this graph's values: nothing to cut with
-  }
+  const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(ctx.state());
+  if (!refs) return false;  // nothing to cut with
   bool changed = false;
   for (size_t p = 0;; ++p) {
     const size_t n = cuttable_nodes(*ctx.state().graph).size();

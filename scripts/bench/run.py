@@ -227,15 +227,19 @@ def write_markdown(rows, extras, args):
         f.write("\n".join(lines) + "\n")
 
 
+def same_graph_rows(runs, label_format):
+    """Rows of queries, seconds, final nodes, and whether each run found the first one's graph."""
+    return ["| %s | %s | %s | %s | %s |" % (label_format % r["label"], fmt(r["queries"]), fmt(r["seconds"]),
+                                           fmt(r["final_nodes"]), "yes" if r["graph"] == runs[0]["graph"] else "no")
+            for r in runs]
+
+
 def extra_tables(extras):
     lines = ["## -j 2 where candidates are slow", "",
              "A 200-node chain whose interest test is a user's `--test` command that sleeps 0.2 s per candidate "
              "(a slow out-of-tree compiler). Commits stay in order, so both find the same graph.", "",
              "| flags | queries | seconds | final nodes | same graph as -j 1 |", "| --- | --- | --- | --- | --- |"]
-    first = extras["jobs"][0]
-    for r in extras["jobs"]:
-        lines.append("| `%s` | %s | %s | %s | %s |" % (r["label"], fmt(r["queries"]), fmt(r["seconds"]), fmt(r["final_nodes"]),
-                                                       "yes" if r["graph"] == first["graph"] else "no"))
+    lines += same_graph_rows(extras["jobs"], "`%s`")
     lines += ["", "## Memory: `--offload`", "",
               "A 5000-node chain with 4096-element inputs: the cutting passes (cut-ranges, cut-nodes) keep "
               "5000 reference values of 16 KiB (about 80 MiB) in memory, or on disk with `--offload` (written "
@@ -257,10 +261,7 @@ def extra_tables(extras):
               "minify starts a worker about once per such query. Forked from the zygote a start costs a few "
               "milliseconds; exec'd, each pays libtorch's start-up again.", "",
               "| workers | queries | seconds | final nodes | same graph |", "| --- | --- | --- | --- | --- |"]
-    first = extras["restarts"][0]
-    for r in extras["restarts"]:
-        lines.append("| %s | %s | %s | %s | %s |" % (r["label"], fmt(r["queries"]), fmt(r["seconds"]), fmt(r["final_nodes"]),
-                                                   "yes" if r["graph"] == first["graph"] else "no"))
+    lines += same_graph_rows(extras["restarts"], "%s")
     lines.append("")
     return lines
 
