@@ -13,6 +13,7 @@
 #include <torch/version.h>
 
 #include "cli/commands.h"
+#include "runner/extension_libraries.h"
 #include "runner/zygote.h"
 #include "tsrepro/error.h"
 
@@ -31,7 +32,9 @@ void set_up_logging(int verbosity) {
 void add_compare_flags(CLI::App& cmd, tsrepro::CompareOptions& compare) {
   cmd.add_option("--tol", compare.tol, "tolerance of the same()-style comparison")->capture_default_str();
   cmd.add_flag("--cos", compare.cos_similarity, "compare by cosine similarity (>= 0.99)");
-  cmd.add_flag("--equal-nan", compare.equal_nan, "NaN equals NaN");
+  cmd.add_flag("--equal-nan,!--no-equal-nan", compare.equal_nan, "NaN equals NaN (default, as PyTorch's minifier compares)");
+  cmd.add_flag("!--no-fp64", compare.use_fp64,
+               "judge by allclose alone: no fp64 reference run excuses a result (same_two_models_use_fp64=False)");
   cmd.add_flag("!--no-exact-dtype", compare.exact_dtype, "allow the backend's outputs to differ in dtype");
   cmd.add_flag("--ignore-non-fp", compare.ignore_non_fp, "compare floating-point outputs only");
 }
@@ -75,8 +78,16 @@ std::string command_line_of(int argc, char** argv) {
 
 }  // namespace
 
+// --load-library on every command that loads or runs graphs (repeatable; TSREPRO_LOAD_LIBRARY too).
+void add_load_library_flag(CLI::App& cmd, std::vector<std::string>& libraries) {
+  cmd.add_option("--load-library", libraries,
+                 "a library of custom operators (torch.ops.load_library), e.g. torchvision's _C.so; repeatable, "
+                 "or TSREPRO_LOAD_LIBRARY=PATH[:PATH...]");
+}
+
 int run_cli(int argc, char** argv) {
   CLI::App app{"tsrepro: shrink a failing TorchScript graph and write a reproducer", "tsrepro"};
+  std::vector<std::string> libraries;
   app.require_subcommand(1);
   int verbosity = 0;
   app.add_flag("-v,--verbose", verbosity, "more log output on stderr (-vv for debug); or TSREPRO_LOG=info|debug");
@@ -94,6 +105,7 @@ int run_cli(int argc, char** argv) {
       ->excludes(inputs_opt);
   import_cmd->add_option("-o,--output", import_output, "the case directory to create")->required();
   import_cmd->add_option("--method", import_options.method, "the module method to import")->capture_default_str();
+  add_load_library_flag(*import_cmd, libraries);
 
   tsrepro::cli::AfterCliOptions after;
   auto* after_cmd = app.add_subcommand(
@@ -102,6 +114,7 @@ int run_cli(int argc, char** argv) {
   after_cmd->add_option("--backend", after.backend, "the backend the program uses")->required();
   after_cmd->add_option("--backend-opt", after.backend_opts, "backend option key=value (repeatable)");
   after_cmd->add_option("--id", after.id, "number in the subjects' names (graph_<id>)")->check(CLI::PositiveNumber);
+  add_load_library_flag(*after_cmd, libraries);
 
   tsrepro::cli::RunOptions run;
   auto* run_cmd = app.add_subcommand("run", "run a case under a backend and report whether, and how, it fails");
@@ -110,6 +123,7 @@ int run_cli(int argc, char** argv) {
                            "use seeded fake inputs of the recorded shapes, not inputs.pt");
   run_flags.case_dir->required();
   run_flags.backend->required();
+  add_load_library_flag(*run_cmd, libraries);
   run_cmd->add_flag("--explain-backend", run.explain_backend, "print the optimized graph the backend executed");
   run_cmd->add_flag("--json", run.json, "print the verdict as one JSON object");
   run_cmd->add_flag("--save-repro", run.save_repro,
@@ -140,6 +154,7 @@ int run_cli(int argc, char** argv) {
                        "keep the reference values cut-nodes feeds in on disk (OUT/reference-values/), not in memory");
   minify_cmd->add_flag("--json", minify.json, "print the summary as one JSON object");
   minify_cmd->add_flag("--list-passes", list_passes, "list the reduction passes and exit");
+  add_load_library_flag(*minify_cmd, libraries);
 
   // A first word that is no option and no subcommand: name it (CLI11 would only say that a
   // subcommand is required).
@@ -166,6 +181,13 @@ int run_cli(int argc, char** argv) {
     return 2;
   }
   minify.command_line = run.command_line = command_line_of(argc, argv);
+  // Custom operators first: loading a module needs them, and the zygote's workers inherit them.
+  try {
+    tsrepro::load_extension_libraries(libraries);
+  } catch (const tsrepro::UserError& e) {
+    std::cerr << "tsrepro: error: " << e.what() << "\n";
+    return 2;
+  }
   // Commands that run candidates in workers fork them from a zygote, started now: one thread,
   // nothing run on torch yet (see runner/zygote.h). Where it cannot start they exec tsrepro-runner.
   if (*import_cmd || *run_cmd || (*minify_cmd && !list_passes)) tsrepro::zygote::start();
@@ -180,10 +202,18 @@ int run_cli(int argc, char** argv) {
     std::cerr << "tsrepro: error: " << e.what() << "\n";
     return 2;
   } catch (const c10::Error& e) {
-    std::cerr << "tsrepro: error: " << e.what_without_backtrace() << "\n";
+    std::cerr << "tsrepro: error: " << tsrepro::one_line_error(e.what_without_backtrace()) << "\n";
     return 2;
   } catch (const std::filesystem::filesystem_error& e) {
     std::cerr << "tsrepro: error: " << e.path1().string() << ": " << e.code().message() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    // Anything else (a torch::jit::ErrorReport from libtorch's front end...) is a bug of ours or
+    // of libtorch, never a reason for std::terminate: say what it was, in one line.
+    std::cerr << "tsrepro: error: " << tsrepro::one_line_error(e.what()) << "\n";
+    return 2;
+  } catch (...) {
+    std::cerr << "tsrepro: error: an exception that is not a std::exception\n";
     return 2;
   }
   return 2;

@@ -32,7 +32,14 @@ std::optional<std::pair<size_t, Case>> PassContext::find_first_interesting(size_
     std::vector<Case> runnable;
     std::vector<size_t> original_index;
     for (; next < count && runnable.size() < window; ++next) {
-      std::optional<Case> candidate = make(next);
+      std::optional<Case> candidate;
+      try {
+        candidate = make(next);
+      } catch (const std::exception& e) {
+        // An edit libtorch refuses (an internal assert in alias analysis, a lint failure) is a
+        // candidate that does not exist, never the end of the minify.
+        spdlog::debug("pass {}: candidate {} could not be made: {}", pass_, next, one_line_error(e.what()));
+      }
       if (!candidate || (must_shrink && !(size_of(*candidate) < current_size))) continue;
       runnable.push_back(std::move(*candidate));
       original_index.push_back(next);
@@ -145,15 +152,28 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, MinifyOb
     bool changed = false;
     for (const PassEntry* pass : passes) {
       ctx.begin_pass(pass->name);
-      const bool pass_changed = pass->run(ctx);
+      bool pass_changed = false;
+      try {
+        pass_changed = pass->run(ctx);
+      } catch (const std::exception& e) {
+        // libtorch refused an edit the pass made outside a candidate maker, or a value the pass
+        // needed cannot be computed: the pass ends here, what it accepted stays (every accepted
+        // state was checked), and the other passes go on.
+        spdlog::warn("pass {}: stopped: {}", pass->name, one_line_error(e.what()));
+      }
       spdlog::info("pass {}: {}", pass->name, pass_changed ? "changed the graph" : "no change");
       changed |= pass_changed;
     }
     if (changed) continue;
     ctx.begin_pass("one-minimal-check");
-    if (single_node_cuts_all_fail(ctx)) {
-      result.one_minimal = true;
-      break;
+    try {
+      if (single_node_cuts_all_fail(ctx)) {
+        result.one_minimal = true;
+        break;
+      }
+    } catch (const std::exception& e) {
+      spdlog::warn("the 1-minimal check could not finish: {}", one_line_error(e.what()));
+      break;  // one_minimal stays false: the summary says so
     }
   }
   result.minimized = state;

@@ -23,6 +23,9 @@ Node* top_level_owner(Node* node, const Graph& graph) {
 
 // Values that can be fed in as graph inputs and survive inputs.pt.
 bool can_be_graph_input(const c10::IValue& v) {
+  // An undefined tensor (the None an op returns for an output it skipped, such as
+  // _native_multi_head_attention's weights) is no value a Tensor input can hold.
+  if (v.isTensor() && !v.toTensor().defined()) return false;
   if (v.isTensor() || v.isInt() || v.isDouble() || v.isBool() || v.isNone() || v.isString() || v.isDevice()) return true;
   if (v.isIntList() || v.isDoubleList() || v.isBoolList() || v.isTensorList()) return true;
   if (v.isTuple()) {

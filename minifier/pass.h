@@ -84,6 +84,7 @@ bool localize_divergence_pass(PassContext& ctx);
 bool truncate_suffix_pass(PassContext& ctx);
 bool cut_ranges_pass(PassContext& ctx);
 bool cut_nodes_pass(PassContext& ctx);
+bool inline_blocks_pass(PassContext& ctx);
 bool remove_outputs_pass(PassContext& ctx);
 bool dce_pass(PassContext& ctx);
 bool remove_unused_inputs_pass(PassContext& ctx);

@@ -22,6 +22,7 @@
 #include <torch/version.h>
 
 #include "repro/cpp_literal.h"
+#include "runner/extension_libraries.h"
 #include "runner/inputs.h"
 #include "tsrepro/error.h"
 #include "tsrepro/writer.h"
@@ -51,6 +52,7 @@ const char* const kIncludes = R"cpp(
 #include <cstdlib>
 #include <cstring>
 #include <cxxabi.h>
+#include <dlfcn.h>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -69,16 +71,9 @@ const char* const kIncludes = R"cpp(
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/irparser.h>
-#include <torch/csrc/jit/passes/common_subexpression_elimination.h>
-#include <torch/csrc/jit/passes/constant_pooling.h>
-#include <torch/csrc/jit/passes/constant_propagation.h>
-#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/passes/frozen_conv_add_relu_fusion.h>
-#include <torch/csrc/jit/passes/frozen_graph_optimizations.h>
 #include <torch/csrc/jit/passes/frozen_linear_transpose.h>
-#include <torch/csrc/jit/passes/frozen_ops_to_mkldnn.h>
-#include <torch/csrc/jit/passes/lower_tuples.h>
-#include <torch/csrc/jit/passes/peephole.h>
 #include <torch/csrc/jit/passes/tensorexpr_fuser.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/runtime/interpreter.h>
@@ -414,30 +409,26 @@ Backend nnc_backend(const BackendOptions& options) {
   return [switches](const Graph& graph, const Values& sample) { return profiling_executor(graph, sample, switches); };
 }
 
-// ofi: lifted parameters go back into the graph as constants (as freezing leaves them), then the
-// passes of torch.jit.freeze and optimize_for_inference, then the profiling executor.
-Graph fold_lifted_inputs(const Graph& original, const Values& values, const std::vector<bool>& lifted) {
-  Graph graph = original->copy();
+// ofi: torch.jit.optimize_for_inference(torch.jit.freeze(m.eval())) through their C++ equivalents,
+// m being the graph as a module in eval mode whose lifted parameters are buffers read with
+// prim::GetAttr; the frozen forward then runs in the profiling executor.
+torch::jit::Module module_of_graph(const Graph& original, const Values& values, const std::vector<bool>& lifted) {
+  torch::jit::Module module(c10::QualifiedName("__torch__.tsrepro.CaseModule"));
+  module.register_attribute("training", c10::BoolType::get(), false);
+  Graph graph = with_single_output(original);
+  torch::jit::Value* self = graph->insertInput(0, "self");
+  self->setType(module.type());
   torch::jit::WithInsertPoint at_top(graph->param_node()->next());
   for (size_t i = lifted.size(); i-- > 0;) {
     if (!lifted[i]) continue;
-    torch::jit::Value* constant = graph->insertConstant(values.at(i));
-    graph->inputs()[i]->replaceAllUsesWith(constant);
-    graph->eraseInput(i);
+    const std::string name = "lifted_" + std::to_string(i);
+    module.register_buffer(name, values.at(i).toTensor());
+    graph->inputs()[i + 1]->replaceAllUsesWith(graph->insertGetAttr(self, name));
+    graph->eraseInput(i + 1);
   }
-  return graph;
-}
-
-// What torch.jit.freeze runs once attributes are constants; it uncovers the patterns that
-// OptimizeFrozenGraph folds.
-void clean_up_like_freezing(Graph& graph) {
-  torch::jit::EliminateDeadCode(graph);
-  torch::jit::EliminateCommonSubexpression(graph);
-  torch::jit::PeepholeOptimize(graph);
-  torch::jit::ConstantPropagation(graph);
-  torch::jit::ConstantPooling(graph);
-  torch::jit::EliminateCommonSubexpression(graph);
-  torch::jit::LowerSimpleTuples(graph);
+  module.type()->addMethod(module._ivalue()->compilation_unit()->create_function(
+      c10::QualifiedName(*module.type()->name(), "forward"), graph));
+  return module;
 }
 
 Values drop_lifted(const Values& inputs, const std::vector<bool>& lifted) {
@@ -451,14 +442,22 @@ Backend ofi_backend(const BackendOptions& options, const std::vector<bool>& lift
   const bool numerics = option_flag(options, "numerics", true);
   const bool mkldnn = option_flag(options, "mkldnn", true);
   return [=](const Graph& original, const Values& sample) {
-    Graph graph = fold_lifted_inputs(original, sample, lifted);
-    clean_up_like_freezing(graph);
-    torch::jit::OptimizeFrozenGraph(graph, numerics);
-    torch::jit::FuseFrozenConvAddRelu(graph);
-    if (mkldnn) torch::jit::ConvertFrozenOpsToMKLDNN(graph);
-    torch::jit::FrozenLinearTranspose(graph);
+    const size_t output_count = original->outputs().size();
+    torch::jit::Module frozen = torch::jit::freeze(module_of_graph(original, sample, lifted), c10::nullopt, numerics);
+    if (mkldnn) {
+      frozen = torch::jit::optimize_for_inference(frozen);
+    } else {  // tsrepro's debugging knob: optimize_for_inference's passes without the MKLDNN conversion
+      Graph graph = frozen.get_method("forward").graph();
+      torch::jit::FuseFrozenConvAddRelu(graph);
+      torch::jit::FrozenLinearTranspose(graph);
+    }
+    Graph graph = frozen.get_method("forward").graph()->copy();
+    graph->eraseInput(0);  // the frozen forward keeps its %self, unused
     CompiledGraph run = profiling_executor(graph, drop_lifted(sample, lifted), JitSwitches{});
-    return CompiledGraph([run, lifted](Values inputs) { return run(drop_lifted(inputs, lifted)); });
+    return CompiledGraph([run, lifted, output_count](Values inputs) {
+      Values outputs = run(drop_lifted(inputs, lifted));
+      return output_count == 1 ? outputs : outputs.at(0).toTupleRef().elements().vec();
+    });
   };
 }
 
@@ -952,9 +951,16 @@ class OutputComparison {
     const at::Tensor ref = comparable(ref_in), res = comparable(res_in);
     if (std::optional<std::string> reason = tensor_mismatch(ref, res, fp64)) {
       if (ref.sizes() == res.sizes() && ref.numel() > 0 && !ref.is_complex() && !res.is_complex())
-        *reason = "max_abs " + format_number((res.to(at::kDouble) - ref.to(at::kDouble)).abs().max().item<double>()) + ": " + *reason;
+        *reason = "max_abs " + format_number(finite_max_abs(ref, res)) + ": " + *reason;
       fail(path, dtype_name(ref.scalar_type()), *reason);
     }
+  }
+
+  // max |res - ref| over the elements where both are finite (an inf says nothing of the rest).
+  static double finite_max_abs(const at::Tensor& ref, const at::Tensor& res) {
+    const at::Tensor a = ref.to(at::kDouble), b = res.to(at::kDouble);
+    const at::Tensor diff = (b - a).abs().masked_select(a.isfinite().logical_and(b.isfinite()));
+    return diff.numel() == 0 ? 0.0 : diff.max().item<double>();
   }
 
   std::optional<std::string> tensor_mismatch(const at::Tensor& ref, const at::Tensor& res, const c10::IValue& fp64) const {
@@ -1003,12 +1009,30 @@ class OutputComparison {
     if (!fp64.isnan().any().item<bool>() && !res.isnan().any().item<bool>() && ref.isnan().any().item<bool>() &&
         at::allclose(fp64.to(res.scalar_type()), res, 4e-2, 4e-2, s_.equal_nan))
       return std::nullopt;
-    const double ref_error = rmse(fp64, ref), res_error = rmse(fp64, res);
-    const double multiplier = rmse_multiplier(ref, res, fp64);
-    const double threshold = multiplier * ref_error + s_.tol / 10.0;
-    if (res_error <= threshold || (s_.equal_nan && std::isnan(ref_error) && std::isnan(res_error))) return std::nullopt;
-    return allclose_failed + " and RMSE(res,fp64)=" + format_number(res_error) + " > " + format_number(multiplier) +
-           "*RMSE(ref,fp64)+tol/10=" + format_number(threshold);
+    // The RMSE rule over the elements where both references are finite; elsewhere res must
+    // match ref's inf/NaN pattern (one inf in ref would otherwise excuse any result).
+    const at::Tensor finite = ref.isfinite().logical_and(fp64.isfinite()), nonfinite = finite.logical_not();
+    std::string failures;
+    const int64_t nonfinite_count = nonfinite.sum().item<int64_t>();
+    if (nonfinite_count > 0) {
+      const at::Tensor a = ref.masked_select(nonfinite).to(at::kDouble), b = res.masked_select(nonfinite).to(at::kDouble);
+      at::Tensor agree = a.eq(b);
+      if (s_.equal_nan) agree = agree.logical_or(a.isnan().logical_and(b.isnan()));
+      if (const int64_t differing = agree.logical_not().sum().item<int64_t>())
+        failures += " and " + std::to_string(differing) + " of the " + std::to_string(nonfinite_count) +
+                    " elements where a reference is inf or NaN differ from it";
+    }
+    if (nonfinite_count < ref.numel()) {
+      const at::Tensor fp64_finite = fp64.masked_select(finite);
+      const double ref_error = rmse(fp64_finite, ref.masked_select(finite)), res_error = rmse(fp64_finite, res.masked_select(finite));
+      const double multiplier = rmse_multiplier(ref, res, fp64);
+      const double threshold = multiplier * ref_error + s_.tol / 10.0;
+      if (!(res_error <= threshold))
+        failures += " and RMSE(res,fp64)=" + format_number(res_error) + " > " + format_number(multiplier) +
+                    "*RMSE(ref,fp64)+tol/10=" + format_number(threshold);
+    }
+    if (failures.empty()) return std::nullopt;
+    return allclose_failed + failures;
   }
 
   // same()'s get_multiplier(): 3 for half precision, small tensors, 1x1 kernels and a large tol.
@@ -1167,7 +1191,7 @@ Verdict judge(const BackendOutcome& tested, const Backend& reference, const Grap
   res.outputs = tested.outputs;
   res.grads = tested.grads;
   std::optional<Mismatch> mismatch = compare_sides(ref, res, nullptr, settings);
-  if (mismatch) {
+  if (mismatch && settings.use_fp64) {
     // Only now is the fp64 run worth its cost: it can excuse a result that is merely noisy.
     try {
       const SideResult fp64 = run_reference(reference, graph, to_fp64(inputs), with_grad);
@@ -1260,6 +1284,8 @@ void parse_command_line(int argc, char** argv, Settings& settings) {
 }
 
 Graph parse_graph() {
+  for (const char* const* library = kExtensionLibraries; *library; ++library)
+    if (!dlopen(*library, RTLD_NOW | RTLD_GLOBAL)) throw std::runtime_error(std::string("cannot load ") + *library + ": " + dlerror());
   auto graph = std::make_shared<torch::jit::Graph>();
   torch::jit::parseIR(kGraphIr, graph.get());
   graph->lint();
@@ -1374,11 +1400,18 @@ std::string header_comment(const ReproSettings& s) {
   return out.str();
 }
 
+// The custom-operator libraries the graph needs (tsrepro --load-library), loaded before parsing.
+std::string extension_libraries_literal() {
+  std::string out = "const char* const kExtensionLibraries[] = {";
+  for (const std::string& library : loaded_extension_libraries()) out += cpp_string_literal(library) + ", ";
+  return out + "nullptr};\n";
+}
+
 std::string case_section_intro(const Case& c) {
   return "\n// ---- The case -----------------------------------------------------------------------------------\n\n"
          "// The failing graph (the case's graph.ir holds the same text).\n"
          "const char* const kGraphIr =\n    " +
-         cpp_string_lines(graph_to_ir(*c.graph), "    ") + ";\n";
+         cpp_string_lines(graph_to_ir(*c.graph), "    ") + ";\n" + extension_libraries_literal();
 }
 
 // The at:: constant that names a dtype in C++ source; nullopt for dtypes fake inputs cannot have.
@@ -1518,6 +1551,7 @@ std::string settings_struct(const ReproSettings& s, bool fake_inputs) {
       << "  bool equal_nan = " << bool_text(s.compare.equal_nan) << ";\n"
       << "  bool exact_dtype = " << bool_text(s.compare.exact_dtype) << ";\n"
       << "  bool ignore_non_fp = " << bool_text(s.compare.ignore_non_fp) << ";\n"
+      << "  bool use_fp64 = " << bool_text(s.compare.use_fp64) << ";  // an fp64 run may excuse an allclose failure\n"
       << "  // The verdict status that means \"reproduced\" (empty: any failure), and tsrepro's signature.\n"
       << "  std::string expected_kind = " << cpp_string_literal(s.expected_kind) << ";\n"
       << "  std::string expected_signature = " << cpp_string_literal(s.expected_signature) << ";\n"

@@ -20,6 +20,7 @@
 #include <torch/version.h>
 
 #include "repro/python_literal.h"
+#include "runner/extension_libraries.h"
 #include "tsrepro/error.h"
 #include "tsrepro/writer.h"
 
@@ -42,8 +43,10 @@ import signal
 import sys
 import tempfile
 import time
+from typing import Dict, List, Optional, Tuple  # noqa: F401 (CaseModule's annotations, where ofi runs)
 
 import torch
+from torch import Tensor  # noqa: F401
 )PY";
 
 constexpr const char* kInputsAndGraph = R"PY(
@@ -187,6 +190,8 @@ def cast_floating_to_fp64(value):
 # ---- The graph -----------------------------------------------------------------------------------
 
 def load_graph():
+    for library in EXTENSION_LIBRARIES:  # the custom operators the graph calls
+        torch.ops.load_library(library)
     graph = torch._C.parse_ir(GRAPH_IR)
     if DEVICE != "cpu":
         point_device_constants_at(graph, DEVICE)
@@ -278,8 +283,8 @@ class ProfiledGraph:
     """The profiling graph executor (what TorchScript runs by default), warmed up: its profiling
     runs happen here; the optimized plan is built on the first real run."""
 
-    def __init__(self, graph, sample_inputs, dropped_inputs=()):
-        self.outputs = output_count(graph)
+    def __init__(self, graph, sample_inputs, dropped_inputs=(), outputs=None):
+        self.outputs = output_count(graph) if outputs is None else outputs  # a tuple output may stand for several
         self.dropped_inputs = set(dropped_inputs)
         graph = graph.copy()
         if self.outputs != 1:  # the executor wants exactly one output: pack them in a tuple
@@ -325,44 +330,26 @@ def prepare_nnc(graph, sample_inputs):
 constexpr const char* kOfiBackend = R"PY(
 
 def prepare_ofi(graph, sample_inputs):
-    """ofi: what torch.jit.optimize_for_inference does to a frozen module. Lifted parameters go
-    back in as constants, the cleanups of freezing run, then the frozen-graph optimizations;
-    the result runs in the profiling executor."""
+    """ofi: torch.jit.optimize_for_inference(torch.jit.freeze(m.eval())), m being CaseModule (the
+    graph as a scripted module holds it, its lifted parameters as buffers). The frozen forward
+    runs in the profiling executor."""
+    global CASE_GRAPH
     set_jit_switches()
     lifted = [i for i, spec in enumerate(INPUT_SPECS) if spec.get("lifted")]
-    graph = fold_inputs_into_constants(graph, lifted, sample_inputs)
-    clean_up_like_freezing(graph)
-    run_pass("_jit_pass_optimize_frozen_graph", graph, option_enabled("numerics", True))
-    run_pass("_jit_pass_fuse_frozen_conv_add_relu", graph)
+    packed = graph.copy()
+    if output_count(graph) != 1:  # a function returns one value: several outputs become a tuple
+        packed.makeMultiOutputIntoTuple()
+    CASE_GRAPH = torch._C._create_function_from_graph("case_graph", packed)
+    module = torch.jit.script(CaseModule({"lifted_%d" % i: sample_inputs[i] for i in lifted}).eval())
+    frozen = torch.jit.freeze(module, optimize_numerics=option_enabled("numerics", True))
     if option_enabled("mkldnn", True):
-        run_pass("_jit_pass_convert_frozen_ops_to_mkldnn", graph)
-    run_pass("_jit_pass_transpose_frozen_linear", graph)
-    return ProfiledGraph(graph, sample_inputs, dropped_inputs=lifted)
-
-
-def fold_inputs_into_constants(graph, indices, values):
-    """Inputs `indices` become constants holding `values`, as freezing would have left them."""
-    graph = graph.copy()
-    first_node = next(iter(graph.nodes()), graph.return_node())
-    with graph.insert_point_guard(first_node):
-        for i in sorted(indices, reverse=True):
-            constant = graph.insertConstant(values[i])
-            list(graph.inputs())[i].replaceAllUsesWith(constant)
-            graph.eraseInput(i)
-    return graph
-
-
-def clean_up_like_freezing(graph):
-    """What torch.jit.freeze runs once attributes are constants: without it `if self.training`
-    branches and Optional checks hide the patterns the frozen-graph passes fold."""
-    run_pass("_jit_pass_dce", graph)
-    run_pass("_jit_pass_cse", graph)
-    run_pass("_jit_pass_peephole", graph)
-    run_pass("_jit_pass_constant_propagation", graph)
-    run_pass("_jit_pass_constant_pooling", graph)
-    run_pass("_jit_pass_cse", graph)
-    lower_simple_tuples(graph, graph.block())
-    run_pass("_jit_pass_dce", graph)
+        frozen = torch.jit.optimize_for_inference(frozen)
+    else:  # tsrepro's debugging knob: optimize_for_inference's passes without the MKLDNN conversion
+        run_pass("_jit_pass_fuse_frozen_conv_add_relu", frozen.graph)
+        run_pass("_jit_pass_transpose_frozen_linear", frozen.graph)
+    frozen_graph = frozen.graph.copy()
+    frozen_graph.eraseInput(0)  # the frozen forward keeps its self, unused
+    return ProfiledGraph(frozen_graph, sample_inputs, dropped_inputs=lifted, outputs=output_count(graph))
 
 
 def run_pass(name, *args):
@@ -371,39 +358,6 @@ def run_pass(name, *args):
         print("note: this PyTorch has no torch._C.%s; skipped" % name)
         return
     graph_pass(*args)
-
-
-def lower_simple_tuples(graph, block):
-    """torch::jit::LowerSimpleTuples (not bound in Python): tuple unpack, index and slice of a
-    tuple built in the graph read the tuple's elements directly."""
-    for node in block.nodes():
-        source = node.inputsAt(0).node() if node.inputsSize() > 0 else None
-        if source is not None and source.kind() == "prim::TupleConstruct":
-            elements = list(source.inputs())
-            if node.kind() == "prim::TupleUnpack":
-                for output, element in zip(node.outputs(), elements):
-                    output.replaceAllUsesWith(element)
-            elif node.kind() == "prim::TupleIndex":
-                index = constant_int(node.inputsAt(1))
-                if index is not None and index < 0:
-                    index += len(elements)
-                if index is not None and 0 <= index < len(elements):
-                    node.output().replaceAllUsesWith(elements[index])
-            elif node.kind() == "prim::TupleSlice" and node.hasAttribute("beg"):
-                sliced = elements[node.i("beg"):node.i("end")]
-                tuple_node = graph.create("prim::TupleConstruct", sliced)
-                tuple_node.output().setType(torch._C.TupleType([value.type() for value in sliced]))
-                tuple_node.insertBefore(node)
-                node.output().replaceAllUsesWith(tuple_node.output())
-        for inner in node.blocks():
-            lower_simple_tuples(graph, inner)
-
-
-def constant_int(value):
-    node = value.node()
-    if node.kind() == "prim::Constant" and node.hasAttribute("value") and node.kindOf("value") == "i":
-        return node.i("value")
-    return None
 )PY";
 
 constexpr const char* kInjectBackend = R"PY(
@@ -641,6 +595,7 @@ class Diff:
     def __init__(self, path, dtype, ok=True, max_abs=0.0, max_rel=0.0, reason=""):
         self.path, self.dtype, self.ok = path, dtype, ok
         self.max_abs, self.max_rel, self.reason = max_abs, max_rel, reason
+        self.nonfinite_mismatches = 0
 
 
 def mismatch(path, dtype, reason):
@@ -740,7 +695,7 @@ def compare_tensors(ref_in, res_in, fp64, path):
     ref, res = comparable(ref_in), comparable(res_in)
     diff = Diff(path, dtype_name(ref.dtype))
     if ref.shape == res.shape:
-        diff.max_abs, diff.max_rel = measure_differences(ref, res)
+        diff.max_abs, diff.max_rel, diff.nonfinite_mismatches = measure_differences(ref, res)
     else:
         diff.max_abs = diff.max_rel = math.inf
     reason = tensor_failure(ref, res, fp64)
@@ -750,17 +705,23 @@ def compare_tensors(ref_in, res_in, fp64, path):
 
 
 def measure_differences(ref, res):
-    """max |res - ref| and max |res - ref| / |ref| (where ref != 0), in float64."""
+    """max |res - ref| and max |res - ref| / |ref| (where ref != 0), in float64, over the
+    elements where both are finite; and how many of the other elements differ."""
     if ref.numel() == 0:
-        return 0.0, 0.0
+        return 0.0, 0.0, 0
     wide = torch.complex128 if ref.is_complex() or res.is_complex() else torch.float64
     a, b = ref.to(wide), res.to(wide)
-    abs_diff = (b - a).abs().masked_fill(a == b, 0.0)
+    finite = a.isfinite() & b.isfinite()
+    agree = a == b
     if COMPARE["equal_nan"]:
-        abs_diff = abs_diff.masked_fill(a.isnan() & b.isnan(), 0.0)
-    ref_abs = a.abs()
+        agree = agree | (a.isnan() & b.isnan())
+    nonfinite_mismatches = int((~finite & ~agree).sum().item())
+    abs_diff = (b - a).abs().masked_select(finite)
+    if abs_diff.numel() == 0:
+        return 0.0, 0.0, nonfinite_mismatches
+    ref_abs = a.abs().masked_select(finite)
     rel_diff = (abs_diff / ref_abs).masked_fill(abs_diff == 0, 0.0).masked_select(ref_abs != 0)
-    return abs_diff.max().item(), rel_diff.max().item() if rel_diff.numel() else 0.0
+    return abs_diff.max().item(), rel_diff.max().item() if rel_diff.numel() else 0.0, nonfinite_mismatches
 
 
 def tensor_failure(ref, res, fp64):
@@ -839,16 +800,33 @@ def rmse(fp64_ref, tensor):
 
 
 def rmse_failure(ref, res, fp64_ref, allclose_failed):
-    ref_error, res_error = rmse(fp64_ref, ref), rmse(fp64_ref, res)
-    multiplier = rmse_multiplier(ref, res, fp64_ref)
-    threshold = multiplier * ref_error + COMPARE["tol"] / 10.0
-    passes = res_error <= threshold
-    if not passes and COMPARE["equal_nan"] and math.isnan(ref_error) and math.isnan(res_error):
-        passes = True
-    if passes:
+    """same()'s RMSE rule over the elements where both references are finite; the others must
+    match ref's inf/NaN pattern (one inf in ref would otherwise excuse any result)."""
+    finite = ref.isfinite() & fp64_ref.isfinite()
+    failures = []
+    nonfinite_count = int((~finite).sum().item())
+    if nonfinite_count:
+        a, b = ref.masked_select(~finite).to(torch.float64), res.masked_select(~finite).to(torch.float64)
+        agree = a == b
+        if COMPARE["equal_nan"]:
+            agree = agree | (a.isnan() & b.isnan())
+        differing = int((~agree).sum().item())
+        if differing:
+            failures.append("%d of the %d elements where a reference is inf or NaN differ from it"
+                            % (differing, nonfinite_count))
+    if nonfinite_count < ref.numel():
+        fp64_finite = fp64_ref.masked_select(finite)
+        ref_error = rmse(fp64_finite, ref.masked_select(finite))
+        res_error = rmse(fp64_finite, res.masked_select(finite))
+        multiplier = rmse_multiplier(ref, res, fp64_ref)
+        threshold = multiplier * ref_error + COMPARE["tol"] / 10.0
+        if not res_error <= threshold:
+            failures.append("RMSE(res,fp64)=%.6g > %.6g*RMSE(ref,fp64)+tol/10=%.6g (RMSE(ref,fp64)=%.6g, over the "
+                            "%d elements where both references are finite)"
+                            % (res_error, multiplier, threshold, ref_error, ref.numel() - nonfinite_count))
+    if not failures:
         return None
-    return "%s and RMSE(res,fp64)=%.6g > %.6g*RMSE(ref,fp64)+tol/10=%.6g (RMSE(ref,fp64)=%.6g)" % (
-        allclose_failed, res_error, multiplier, threshold, ref_error)
+    return " and ".join([allclose_failed] + failures)
 
 
 def rmse_multiplier(ref, res, fp64_ref):
@@ -942,7 +920,7 @@ def evaluate():
     if isinstance(res, Failure):
         return res.status, res.phase, res.signature, res.message, []
     diffs = compare_sides(ref, res, None)
-    if any(not diff.ok for diff in diffs):
+    if any(not diff.ok for diff in diffs) and COMPARE["use_fp64"]:
         # Only now is the fp64 run worth its cost: it can excuse a float32 result that is merely noisy.
         try:
             fp64 = run_reference(graph, [cast_floating_to_fp64(value) for value in inputs], with_grad)
@@ -957,6 +935,8 @@ def evaluate():
 
 def describe_diff(diff):
     text = "output %s (%s): max_abs %g, max_rel %g" % (diff.path, diff.dtype, diff.max_abs, diff.max_rel)
+    if diff.nonfinite_mismatches:
+        text += ", %d inf/NaN elements differ" % diff.nonfinite_mismatches
     return text + (": " + diff.reason if diff.reason else "")
 
 
@@ -1083,9 +1063,13 @@ std::string settings_block(const Case& c, const ReproSettings& s) {
       << "TIMEOUT_SECONDS = " << python_float_literal(s.timeout_seconds) << "  # a slower backend counts as hung\n"
       << "COMPARE = dict(tol=" << python_float_literal(cmp.tol) << ", cos_similarity=" << python_bool(cmp.cos_similarity)
       << ", equal_nan=" << python_bool(cmp.equal_nan) << ", exact_dtype=" << python_bool(cmp.exact_dtype)
-      << ",\n               ignore_non_fp=" << python_bool(cmp.ignore_non_fp) << ")\n"
+      << ",\n               ignore_non_fp=" << python_bool(cmp.ignore_non_fp) << ", use_fp64=" << python_bool(cmp.use_fp64) << ")\n"
       << "EXPECTED_KIND = " << python_string_literal(s.expected_kind) << "  # the verdict status that means \"reproduced\"\n"
-      << "EXPECTED_SIGNATURE = " << python_string_literal(s.expected_signature) << "\n";
+      << "EXPECTED_SIGNATURE = " << python_string_literal(s.expected_signature) << "\n"
+      << "EXTENSION_LIBRARIES = [";
+  for (const std::string& library : loaded_extension_libraries())
+    out << python_string_literal(library) << (library == loaded_extension_libraries().back() ? "" : ", ");
+  out << "]  # loaded with torch.ops.load_library before the graph is read\n";
   return out.str();
 }
 
@@ -1143,6 +1127,30 @@ std::string backend_table(const ReproSettings& s) {
   return "BACKENDS = {" + table + "}\n";
 }
 
+// ofi freezes a module: CaseModule is the case's graph as a scripted module holds it, its lifted
+// inputs as buffers. Its forward takes the graph's other inputs, with their TorchScript types.
+std::string case_module_block(const Case& c) {
+  std::string parameters, arguments;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const std::string name = "in_" + std::to_string(i);
+    if (c.inputs[i].lifted) {
+      arguments += (arguments.empty() ? "" : ", ") + std::string("self.lifted_") + std::to_string(i);
+      continue;
+    }
+    parameters += ", " + name + ": " + c.graph->inputs()[i]->type()->annotation_str();
+    arguments += (arguments.empty() ? "" : ", ") + name;
+  }
+  return "CASE_GRAPH = None  # the graph as a TorchScript function, made by prepare_ofi\n\n\n"
+         "class CaseModule(torch.nn.Module):\n"
+         "    \"\"\"The graph as a scripted module holds it: the lifted parameters and buffers are buffers.\"\"\"\n\n"
+         "    def __init__(self, lifted):\n"
+         "        super().__init__()\n"
+         "        for name, value in lifted.items():\n"
+         "            self.register_buffer(name, value)\n\n"
+         "    def forward(self" + parameters + "):\n"
+         "        return CASE_GRAPH(" + arguments + ")\n";
+}
+
 // Only the backend sections the case needs: the script stays short enough to paste.
 std::vector<const char*> backend_sections(const ReproSettings& s) {
   std::set<std::string> families = {"eager", backend_family(s.ref), backend_family(s.backend)};
@@ -1176,6 +1184,8 @@ std::string repro_py_source(const Case& c, const ReproSettings& settings) {
                              graph_ir_block(graph_to_ir(*c.graph)) + "\n" + input_specs_block(c.inputs));
   append_section(source, kInputsAndGraph);
   for (const char* section : backend_sections(settings)) append_section(source, section);
+  if (backend_family(settings.backend) == "ofi" || backend_family(settings.ref) == "ofi")
+    append_section(source, case_module_block(c));
   append_section(source, backend_table(settings));
   append_section(source, kRunning);
   append_section(source, kComparison);

@@ -24,11 +24,6 @@ using nlohmann::json;
 namespace tsrepro {
 namespace {
 
-std::string first_line(const std::string& text) {
-  auto end = text.find('\n');
-  return end == std::string::npos ? text : text.substr(0, end);
-}
-
 std::string read_text_file(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError(path.string() + ": cannot open for reading");
@@ -95,9 +90,9 @@ std::shared_ptr<torch::jit::Graph> graph_from_ir(const std::string& text, const 
     torch::jit::parseIR(text, graph.get());
     graph->lint();
   } catch (const c10::Error& e) {
-    throw UserError(origin + ": IR syntax error: " + first_line(e.what_without_backtrace()));
+    throw UserError(origin + ": IR syntax error: " + one_line_error(e.what_without_backtrace()));
   } catch (const std::exception& e) {
-    throw UserError(origin + ": IR syntax error: " + first_line(e.what()));
+    throw UserError(origin + ": IR syntax error: " + one_line_error(e.what()));
   }
   return graph;
 }
@@ -197,19 +192,10 @@ InputSpec spec_from_json(const json& j, const std::string& origin) {
   }
 }
 
-Case load_case(const std::string& dir_name) {
-  const fs::path dir(dir_name);
-  if (!fs::is_directory(dir)) throw UserError(dir_name + ": not a case directory (no such directory)");
-  const fs::path json_path = dir / "case.json";
-  if (!fs::exists(json_path)) throw UserError(json_path.string() + ": missing (not a case directory?)");
+namespace {
 
-  json meta;
-  try {
-    meta = json::parse(read_text_file(json_path));
-  } catch (const json::exception& e) {
-    throw UserError(json_path.string() + ": not valid JSON: " + e.what());
-  }
-  if (meta.value("format", "") != kCaseFormatName)
+Case case_from_json(const fs::path& dir, const fs::path& json_path, const json& meta) {
+  if (!meta.contains("format") || !meta["format"].is_string() || meta["format"].get<std::string>() != kCaseFormatName)
     throw UserError(json_path.string() + ": not a tsrepro case (format is not \"tsrepro-case\")");
   if (meta.value("version", 0) > kCaseFormatVersion)
     throw UserError(json_path.string() + ": case format version " + std::to_string(meta.value("version", 0)) +
@@ -239,6 +225,30 @@ Case load_case(const std::string& dir_name) {
   }
   return c;
 }
+
+}  // namespace
+
+Case load_case(const std::string& dir_name) {
+  const fs::path dir(dir_name);
+  if (!fs::is_directory(dir)) throw UserError(dir_name + ": not a case directory (no such directory)");
+  const fs::path json_path = dir / "case.json";
+  if (!fs::exists(json_path)) throw UserError(json_path.string() + ": missing (not a case directory?)");
+
+  json meta;
+  try {
+    meta = json::parse(read_text_file(json_path));
+  } catch (const json::exception& e) {
+    throw UserError(json_path.string() + ": not valid JSON: " + e.what());
+  }
+  if (!meta.is_object()) throw UserError(json_path.string() + ": not a tsrepro case (not a JSON object)");
+  try {
+    return case_from_json(dir, json_path, meta);
+  } catch (const json::exception& e) {
+    // A field of the wrong type ("format": 1): nlohmann says which, libtorch never sees it.
+    throw UserError(json_path.string() + ": malformed: " + e.what());
+  }
+}
+
 
 void write_case(const Case& c, const std::string& dir_name, bool replace,
                 const std::map<std::string, std::string>& extra_files) {

@@ -9,8 +9,7 @@
 //
 // Where same() is followed literally, note in particular:
 //  - allclose(ref, res): the relative tolerance scales |res| (torch.allclose's `other`).
-//  - A NaN RMSE(ref, fp64) only logs a warning in same(); the test then fails
-//    (res_error <= NaN is false) unless equal_nan and RMSE(res, fp64) is NaN as well.
+//  - (see the deliberate differences for the RMSE rule's elements).
 //  - The multiplier is 3 for fp16/bf16 results, else 2; it is raised to 3 for tensors with
 //    fewer than 1000 elements, for [.., .., 1, 1] 4-d tensors, and for tol >= 0.02.
 //
@@ -21,6 +20,11 @@
 //  - A Python float becomes a float32 0-d tensor in same(); here the same allclose test runs
 //    on the doubles themselves. As in same(), the fp64 RMSE rule never applies to floats.
 //  - Values of different kinds (tensor vs int, int vs float, ...) are a failure, not an assert.
+//  - The RMSE rule runs over the elements where ref and the fp64 reference are both finite,
+//    and the other elements must match ref's inf/NaN pattern: in same(), one inf in ref where
+//    fp64 is finite makes RMSE(ref, fp64) infinite, and then any result passes.
+//  - max_abs / max_rel measure the elements where ref and res are both finite; the others
+//    count as nonfinite_mismatches when they differ.
 
 #include "tsrepro/compare.h"
 
@@ -136,24 +140,30 @@ int64_t count_unequal(const at::Tensor& ref, const at::Tensor& res) {
 struct Differences {
   double max_abs = 0;
   double max_rel = 0;
+  int64_t nonfinite_mismatches = 0;
 };
 
 // max |res - ref| and max |res - ref| / |ref| (over ref != 0), in float64 (complex128 for
-// complex). Equal values (infinities included) differ by 0; two NaNs differ by 0 under
-// equal_nan and by NaN otherwise, so a NaN max_abs says "NaN where the other has none".
+// complex), over the elements where both are finite: one inf would otherwise hide how far the
+// finite elements are apart. The elements where either is not finite are counted when they
+// differ (an inf of another sign, a finite value, NaN against a number; NaN against NaN
+// only without equal_nan).
 Differences measure_differences(const at::Tensor& ref, const at::Tensor& res, bool equal_nan) {
   if (ref.numel() == 0) return {};
   const bool complex = ref.is_complex() || res.is_complex();
   const at::ScalarType wide = complex ? at::kComplexDouble : at::kDouble;
   const at::Tensor a = ref.to(wide);
   const at::Tensor b = res.to(wide);
-  at::Tensor abs_diff = (b - a).abs().masked_fill(a.eq(b), 0.0);
-  if (equal_nan) abs_diff = abs_diff.masked_fill(a.isnan().logical_and(b.isnan()), 0.0);
+  const at::Tensor finite = a.isfinite().logical_and(b.isfinite());
+  at::Tensor agree = a.eq(b);
+  if (equal_nan) agree = agree.logical_or(a.isnan().logical_and(b.isnan()));
 
-  const at::Tensor ref_abs = a.abs();
-  const at::Tensor rel_diff =
-      (abs_diff / ref_abs).masked_fill(abs_diff.eq(0.0), 0.0).masked_select(ref_abs.ne(0.0));
   Differences differences;
+  differences.nonfinite_mismatches = finite.logical_not().logical_and(agree.logical_not()).sum().item<int64_t>();
+  const at::Tensor abs_diff = (b - a).abs().masked_select(finite);
+  if (abs_diff.numel() == 0) return differences;
+  const at::Tensor ref_abs = a.abs().masked_select(finite);
+  const at::Tensor rel_diff = (abs_diff / ref_abs).masked_fill(abs_diff.eq(0.0), 0.0).masked_select(ref_abs.ne(0.0));
   differences.max_abs = abs_diff.max().item<double>();
   differences.max_rel = rel_diff.numel() == 0 ? 0.0 : rel_diff.max().item<double>();
   return differences;
@@ -267,6 +277,7 @@ class OutputComparer {
       const Differences differences = measure_differences(ref, res, options_.equal_nan);
       diff.max_abs = differences.max_abs;
       diff.max_rel = differences.max_rel;
+      diff.nonfinite_mismatches = differences.nonfinite_mismatches;
     } else {
       diff.max_abs = diff.max_rel = kInfinity;
     }
@@ -359,20 +370,43 @@ class OutputComparer {
                         options_.equal_nan);
   }
 
+  // same()'s RMSE rule over the elements where both references (ref and fp64) are finite: in
+  // same() one inf in ref where fp64 is finite makes RMSE(ref, fp64) infinite and excuses any
+  // result. The other elements are judged by themselves: res must hold the same inf there (and
+  // NaN where ref has NaN, under equal_nan). Both parts are reported.
   Verdict rmse_verdict(const at::Tensor& ref, const at::Tensor& res, const at::Tensor& fp64_ref,
                        const std::string& allclose_failed) const {
-    const double ref_error = rmse(fp64_ref, ref);
-    const double res_error = rmse(fp64_ref, res);
-    const double multiplier = rmse_multiplier(ref, res, fp64_ref);
-    const double threshold = multiplier * ref_error + options_.tol / 10.0;
-    bool passes = res_error <= threshold;
-    if (!passes && options_.equal_nan && std::isnan(ref_error) && std::isnan(res_error)) {
-      passes = true;
+    const at::Tensor finite = ref.isfinite().logical_and(fp64_ref.isfinite());
+    const at::Tensor nonfinite = finite.logical_not();
+    std::vector<std::string> failures;
+
+    const int64_t nonfinite_count = nonfinite.sum().item<int64_t>();
+    if (nonfinite_count > 0) {
+      const at::Tensor a = ref.masked_select(nonfinite).to(at::kDouble);
+      const at::Tensor b = res.masked_select(nonfinite).to(at::kDouble);
+      at::Tensor agree = a.eq(b);
+      if (options_.equal_nan) agree = agree.logical_or(a.isnan().logical_and(b.isnan()));
+      const int64_t differing = agree.logical_not().sum().item<int64_t>();
+      if (differing > 0)
+        failures.push_back(std::to_string(differing) + " of the " + std::to_string(nonfinite_count) +
+                           " elements where a reference is inf or NaN differ from it");
     }
-    if (passes) return std::nullopt;
-    return allclose_failed + " and RMSE(res,fp64)=" + format_number(res_error) + " > " +
-           format_number(multiplier) + "*RMSE(ref,fp64)+tol/10=" + format_number(threshold) +
-           " (RMSE(ref,fp64)=" + format_number(ref_error) + ")";
+    if (nonfinite_count < ref.numel()) {
+      const at::Tensor fp64_finite = fp64_ref.masked_select(finite);
+      const double ref_error = rmse(fp64_finite, ref.masked_select(finite));
+      const double res_error = rmse(fp64_finite, res.masked_select(finite));
+      const double multiplier = rmse_multiplier(ref, res, fp64_ref);
+      const double threshold = multiplier * ref_error + options_.tol / 10.0;
+      if (!(res_error <= threshold))  // a NaN in res where the references are finite fails too
+        failures.push_back("RMSE(res,fp64)=" + format_number(res_error) + " > " + format_number(multiplier) +
+                           "*RMSE(ref,fp64)+tol/10=" + format_number(threshold) + " (RMSE(ref,fp64)=" +
+                           format_number(ref_error) + ", over the " + std::to_string(ref.numel() - nonfinite_count) +
+                           " elements where both references are finite)");
+    }
+    if (failures.empty()) return std::nullopt;
+    std::string reason = allclose_failed;
+    for (const std::string& failure : failures) reason += " and " + failure;
+    return reason;
   }
 
   // same()'s get_multiplier() without force_max_multiplier and the larger multipliers for

@@ -83,6 +83,25 @@ Verdict invalid_verdict(const std::string& what) {
   return v;
 }
 
+Verdict invalid_message(const std::string& message) {
+  Verdict v;
+  v.status = Status::Invalid;
+  v.phase = "ref";
+  v.message = message;
+  return v;
+}
+
+// prim::Uninitialized stands for "no value" in branches that raise; the interpreter passes it
+// through, but a graph that returns one cannot be called from Python (toPyObject refuses it).
+bool holds_uninitialized(const std::vector<c10::IValue>& values) {
+  for (const c10::IValue& v : values) {
+    if (v.tagKind() == "Uninitialized") return true;
+    if (v.isTuple() && holds_uninitialized(v.toTupleRef().elements().vec())) return true;
+    if (v.isList() && holds_uninitialized(v.toListRef().vec())) return true;
+  }
+  return false;
+}
+
 bool is_floating_tensor(const c10::IValue& v) { return v.isTensor() && v.toTensor().is_floating_point(); }
 
 // Which inputs get gradients in --backward mode: every floating user input, and the lifted
@@ -179,6 +198,7 @@ std::vector<c10::IValue> to_fp64(const std::vector<c10::IValue>& values) {
 std::string describe_diff(const OutputDiff& d) {
   std::ostringstream text;
   text << "output " << d.path << " (" << d.dtype << "): max_abs " << d.max_abs << ", max_rel " << d.max_rel;
+  if (d.nonfinite_mismatches > 0) text << ", " << d.nonfinite_mismatches << " inf/NaN elements differ";
   if (!d.reason.empty()) text << ": " << d.reason;
   return text.str();
 }
@@ -188,7 +208,7 @@ std::string describe_diff(const OutputDiff& d) {
 Verdict verdict_for_current_exception(const std::string& phase) { return exception_verdict(phase); }
 
 json compare_options_to_json(const CompareOptions& o) {
-  return {{"tol", o.tol}, {"cos_similarity", o.cos_similarity}, {"equal_nan", o.equal_nan},
+  return {{"tol", o.tol}, {"cos_similarity", o.cos_similarity}, {"equal_nan", o.equal_nan}, {"use_fp64", o.use_fp64},
           {"exact_dtype", o.exact_dtype}, {"ignore_non_fp", o.ignore_non_fp}};
 }
 
@@ -197,6 +217,7 @@ CompareOptions compare_options_from_json(const json& j) {
   o.tol = j.value("tol", o.tol);
   o.cos_similarity = j.value("cos_similarity", o.cos_similarity);
   o.equal_nan = j.value("equal_nan", o.equal_nan);
+  o.use_fp64 = j.value("use_fp64", o.use_fp64);
   o.exact_dtype = j.value("exact_dtype", o.exact_dtype);
   o.ignore_non_fp = j.value("ignore_non_fp", o.ignore_non_fp);
   return o;
@@ -253,7 +274,9 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
   BackendInput input{graph_from_ir(request.graph_ir, "candidate graph"), {}};
   for (const InputSpec& spec : request.specs) input.lifted.push_back(spec.lifted);
   if (!device.is_cpu()) graph_constants_to_device(*input.graph, device);
-  std::vector<c10::IValue> inputs = values_to_device(load_inputs(request), device);
+  std::vector<c10::IValue> loaded = load_inputs(request);
+  conform_to_graph_inputs(loaded, *input.graph);
+  std::vector<c10::IValue> inputs = values_to_device(loaded, device);
   if (inputs.size() != input.graph->inputs().size())
     throw UserError("inputs: the graph takes " + std::to_string(input.graph->inputs().size()) + " inputs, got " +
                     std::to_string(inputs.size()));
@@ -268,6 +291,10 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
   } catch (...) {
     return finish(invalid_verdict("the reference (" + request.ref + ") fails on this graph"));
   }
+
+  if (holds_uninitialized(ref.outputs))
+    return finish(invalid_message("the reference (" + request.ref + ") returns an uninitialized value " +
+                                  "(prim::Uninitialized, as in a branch that raises): no program can hold it"));
 
   on_stage("compile");
   std::unique_ptr<PreparedGraph> prepared;
@@ -296,7 +323,7 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
   Verdict verdict;
   if (request.explain) verdict.backend_graph = prepared->executed_graph();
   CompareResult comparison = compare_sides(ref, res, nullptr, request.compare);
-  if (!comparison.same) {
+  if (!comparison.same && request.compare.use_fp64) {
     // Only now is the fp64 run worth its cost: it can excuse a float32 result that is merely noisy.
     on_stage("fp64");
     try {

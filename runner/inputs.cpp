@@ -104,6 +104,39 @@ std::vector<c10::IValue> read_input_values(const std::string& path) {
   throw UserError(path + ": expected a list or tuple of inputs, got " + stored.type()->repr_str());
 }
 
+namespace {
+
+// A container read from a pickle carries no element type (List[Any], Dict(Any, Any)); the
+// interpreter's ops expect the typed container the graph declares. Tensors and scalars pass as
+// they are; a value that does not fit is left for check_values_fit_graph to name.
+c10::IValue typed_as(const c10::IValue& value, const c10::TypePtr& type) {
+  if (auto optional = type->cast<c10::OptionalType>()) return value.isNone() ? value : typed_as(value, optional->getElementType());
+  if (auto list_type = type->cast<c10::ListType>(); list_type && value.isList()) {
+    c10::impl::GenericList list(list_type->getElementType());
+    for (const c10::IValue& item : value.toListRef()) list.push_back(typed_as(item, list_type->getElementType()));
+    return list;
+  }
+  if (auto tuple_type = type->cast<c10::TupleType>(); tuple_type && value.isTuple()) {
+    const auto& elements = value.toTupleRef().elements();
+    if (elements.size() != tuple_type->elements().size()) return value;
+    std::vector<c10::IValue> items;
+    for (size_t i = 0; i < elements.size(); ++i) items.push_back(typed_as(elements[i], tuple_type->elements()[i]));
+    return c10::ivalue::Tuple::create(std::move(items));
+  }
+  if (auto dict_type = type->cast<c10::DictType>(); dict_type && value.isGenericDict()) {
+    c10::impl::GenericDict dict(dict_type->getKeyType(), dict_type->getValueType());
+    for (const auto& entry : value.toGenericDict()) dict.insert(entry.key(), typed_as(entry.value(), dict_type->getValueType()));
+    return dict;
+  }
+  return value;
+}
+
+}  // namespace
+
+void conform_to_graph_inputs(std::vector<c10::IValue>& values, const torch::jit::Graph& graph) {
+  for (size_t i = 0; i < values.size() && i < graph.inputs().size(); ++i) values[i] = typed_as(values[i], graph.inputs()[i]->type());
+}
+
 std::vector<c10::IValue> values_to_device(const std::vector<c10::IValue>& values, const c10::Device& device) {
   std::vector<c10::IValue> moved;
   for (const c10::IValue& v : values) moved.push_back(move_value(v, device));

@@ -29,6 +29,10 @@ std::vector<c10::IValue> make_fake_inputs(const std::vector<InputSpec>& specs, u
 // a tuple or list is spread, a single tensor is one input.
 std::vector<c10::IValue> read_input_values(const std::string& path);
 
+// Gives lists, tuples and dicts read from a pickle (List[Any]...) the element types the graph's
+// inputs declare, as a Python call into TorchScript would.
+void conform_to_graph_inputs(std::vector<c10::IValue>& values, const torch::jit::Graph& graph);
+
 // Moves tensors (nested in tuples/lists too) to `device`.
 std::vector<c10::IValue> values_to_device(const std::vector<c10::IValue>& values, const c10::Device& device);
 

@@ -361,14 +361,12 @@ c10::IValue unpickle_archive(caffe2::serialize::PyTorchStreamReader& archive,
   return unpickler.parse_ivalue();
 }
 
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
 // c10::Error::what() carries a C++ backtrace; users only need the message itself.
 std::string message_of(const std::exception& error) {
   if (const auto* c10_error = dynamic_cast<const c10::Error*>(&error)) {
-    return first_line(c10_error->what_without_backtrace());
+    return one_line_error(c10_error->what_without_backtrace());
   }
-  return first_line(error.what());
+  return one_line_error(error.what());
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ std::string mask_variable_parts(std::string text) {
 
 json diff_to_json(const OutputDiff& d) {
   return {{"path", d.path}, {"dtype", d.dtype}, {"ok", d.ok}, {"max_abs", d.max_abs},
-          {"max_rel", d.max_rel}, {"reason", d.reason}};
+          {"max_rel", d.max_rel}, {"nonfinite_mismatches", d.nonfinite_mismatches}, {"reason", d.reason}};
 }
 
 OutputDiff diff_from_json(const json& j) {
@@ -49,6 +49,7 @@ OutputDiff diff_from_json(const json& j) {
   // JSON has no infinity: a null max_abs was an infinite (mismatched shape or type) difference.
   d.max_abs = j.contains("max_abs") && j["max_abs"].is_number() ? j["max_abs"].get<double>() : INFINITY;
   d.max_rel = j.contains("max_rel") && j["max_rel"].is_number() ? j["max_rel"].get<double>() : INFINITY;
+  d.nonfinite_mismatches = j.value("nonfinite_mismatches", int64_t{0});
   d.reason = j.value("reason", "");
   return d;
 }

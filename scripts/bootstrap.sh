@@ -10,6 +10,7 @@ packages=(
   libboost-dev libboost-filesystem-dev   # Boost.Process (header-only) + the filesystem it links
   libgtest-dev
   python3-torch           # /usr/bin/python3 with torch: example models, repro.py checks
+  python3-torchvision     # the real-model corpus (torchvision.models, random weights, nothing downloaded)
 )
 
 missing=()

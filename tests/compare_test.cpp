@@ -142,7 +142,7 @@ TEST(CompareTest, WithoutFp64AFloat64ReferenceIsItsOwnReference) {
   const at::Tensor ref = smooth_fp64(2000);
   const auto noisy = compare_one(ref, perturbed(ref, 1e-3, at::kDouble));
   EXPECT_FALSE(noisy.same);
-  EXPECT_NE(first_reason(noisy).find("(RMSE(ref,fp64)=0)"), std::string::npos)
+  EXPECT_NE(first_reason(noisy).find("(RMSE(ref,fp64)=0,"), std::string::npos)
       << first_reason(noisy);
   // One element off by 3e-4 fails allclose, but RMSE = 3e-4 / sqrt(2000) = 6.7e-6 passes.
   at::Tensor one_off = ref.clone();
@@ -282,16 +282,20 @@ TEST(CompareTest, TensorVersusScalarIsATypeMismatch) {
 
 // ---- special values -----------------------------------------------------------------------------
 
-TEST(CompareTest, NanMatchesNanOnlyWithEqualNan) {
+TEST(CompareTest, NanMatchesNanUnlessEqualNanIsOff) {
+  // equal_nan is on by default, as PyTorch's minifier compares (same_two_models).
   const at::Tensor ref = floats({kNaN, 1.0});
   auto result = compare_one(ref, ref.clone());
-  EXPECT_FALSE(result.same);
-  EXPECT_TRUE(std::isnan(result.outputs[0].max_abs));
-  CompareOptions options;
-  options.equal_nan = true;
-  result = compare_one(ref, ref.clone(), options);
   EXPECT_TRUE(result.same);
   EXPECT_EQ(result.outputs[0].max_abs, 0.0);
+  EXPECT_EQ(result.outputs[0].nonfinite_mismatches, 0);
+  CompareOptions options;
+  options.equal_nan = false;
+  result = compare_one(ref, ref.clone(), options);
+  EXPECT_FALSE(result.same);
+  // The finite elements agree; the NaN is counted, not folded into max_abs.
+  EXPECT_EQ(result.outputs[0].max_abs, 0.0);
+  EXPECT_EQ(result.outputs[0].nonfinite_mismatches, 1);
 }
 
 TEST(CompareTest, NanInResultWhereFp64HasNoneFails) {
@@ -307,15 +311,46 @@ TEST(CompareTest, NanOnlyInReferenceCountsAsAPassWhenResultMatchesFp64) {
   EXPECT_FALSE(compare_with_fp64(floats({1.0, kNaN}), floats({1.0, 2.5}), fp64).same);
 }
 
-TEST(CompareTest, BothRmseNanPassesOnlyWithEqualNan) {
-  // NaNs at different places: allclose fails, both RMSEs are NaN.
+TEST(CompareTest, NansAtOtherPlacesFailEvenWithEqualNan) {
+  // same() passes this under equal_nan (both RMSEs are NaN); here each element is judged: the
+  // NaN of ref is not matched, and res has a NaN where both references are finite.
   const at::Tensor fp64 = doubles({1.0, 2.0});
   const at::Tensor ref = floats({kNaN, 2.0});
   const at::Tensor res = floats({1.0, kNaN});
-  EXPECT_FALSE(compare_with_fp64(ref, res, fp64).same);
-  CompareOptions options;
-  options.equal_nan = true;
-  EXPECT_TRUE(compare_with_fp64(ref, res, fp64, options).same);
+  const auto result = compare_with_fp64(ref, res, fp64);
+  EXPECT_FALSE(result.same);
+  EXPECT_NE(first_reason(result).find("1 of the 1 elements where a reference is inf or NaN differ"), std::string::npos)
+      << first_reason(result);
+  EXPECT_NE(first_reason(result).find("RMSE(res,fp64)=nan"), std::string::npos) << first_reason(result);
+}
+
+// The case same() gets wrong: ref overflows to inf at one element where fp64 stays finite, so
+// RMSE(ref, fp64) is infinite and any result would pass; the result is off by 2x elsewhere.
+TEST(CompareTest, AnInfInTheReferenceNoLongerExcusesAWrongResultElsewhere) {
+  std::vector<double> fp64_values(2000, 1.0), ref_values(2000, 1.0);
+  fp64_values[0] = 1e39;  // beyond float32's range
+  ref_values[0] = kInf;
+  const at::Tensor fp64 = doubles(fp64_values);
+  const at::Tensor ref = floats(ref_values);
+  at::Tensor wrong = ref.clone();
+  wrong[7] = 2.0;
+  const auto result = compare_with_fp64(ref, wrong, fp64);
+  EXPECT_FALSE(result.same);
+  EXPECT_NE(first_reason(result).find("over the 1999 elements where both references are finite"), std::string::npos)
+      << first_reason(result);
+  EXPECT_DOUBLE_EQ(result.outputs[0].max_abs, 1.0);  // measured over the finite elements: a number, not inf
+  EXPECT_DOUBLE_EQ(result.outputs[0].max_rel, 1.0);
+
+  // The same inf and noise-level differences elsewhere still pass.
+  at::Tensor noisy = ref.clone();
+  noisy[7] = 1.0f + 3e-4f;
+  EXPECT_TRUE(compare_with_fp64(ref, noisy, fp64).same) << first_reason(compare_with_fp64(ref, noisy, fp64));
+  // A finite value where ref has its inf fails, whatever the rest does.
+  at::Tensor finite_there = ref.clone();
+  finite_there[0] = 1.0;
+  const auto pattern = compare_with_fp64(ref, finite_there, fp64);
+  EXPECT_FALSE(pattern.same);
+  EXPECT_EQ(pattern.outputs[0].nonfinite_mismatches, 1);
 }
 
 TEST(CompareTest, EqualInfinitiesAreClose) {
@@ -388,10 +423,10 @@ TEST(CompareTest, FloatsCompareWithinTolerance) {
   EXPECT_EQ(result.outputs[0].dtype, "float");
   EXPECT_NEAR(result.outputs[0].max_abs, 0.01, 1e-12);
   EXPECT_NE(first_reason(result).find("values differ beyond tol=0.0001"), std::string::npos);
-  EXPECT_FALSE(compare_one(c10::IValue(kNaN), c10::IValue(kNaN)).same);
+  EXPECT_TRUE(compare_one(c10::IValue(kNaN), c10::IValue(kNaN)).same);
   CompareOptions options;
-  options.equal_nan = true;
-  EXPECT_TRUE(compare_one(c10::IValue(kNaN), c10::IValue(kNaN), options).same);
+  options.equal_nan = false;
+  EXPECT_FALSE(compare_one(c10::IValue(kNaN), c10::IValue(kNaN), options).same);
 }
 
 // ---- cast_floating_to_fp64 and dtype_name -------------------------------------------------------

@@ -1,7 +1,8 @@
 #pragma once
 // Output comparison with the semantics of PyTorch's torch._dynamo.utils.same():
 // allclose at `tol`; where that fails and an fp64 reference exists, the result still passes when
-// RMSE(res, fp64) <= multiplier * RMSE(ref, fp64) + tol / 10. Integer and bool tensors must be
+// RMSE(res, fp64) <= multiplier * RMSE(ref, fp64) + tol / 10 over the elements where both
+// references are finite, and res matches ref's inf/NaN pattern elsewhere. Integer and bool tensors must be
 // equal exactly (unless ignore_non_fp). Tuples and lists are compared element by element.
 
 #include <string>
@@ -14,7 +15,10 @@ namespace tsrepro {
 struct CompareOptions {
   double tol = 1e-4;
   bool cos_similarity = false;  // compare flattened fp32 tensors by cosine similarity >= 0.99
-  bool equal_nan = false;
+  // NaN equals NaN, as PyTorch's minifier compares (same_two_models calls same(equal_nan=True)):
+  // a model whose output holds NaN is not by itself a failure.
+  bool equal_nan = true;
+  bool use_fp64 = true;         // excuse an allclose failure by the fp64 RMSE rule (--no-fp64: off)
   bool exact_dtype = true;      // a dtype mismatch is a failure
   bool ignore_non_fp = false;   // skip ints, bools, strings, non-floating tensors
 };
@@ -24,8 +28,9 @@ struct OutputDiff {
   std::string path;    // index path into the outputs: "0", "1.2" for output 1, element 2
   std::string dtype;   // "float32", "int64", "bool", ...; for non-tensors the kind: "int", "float", "str"
   bool ok = true;
-  double max_abs = 0;  // max |res - ref| over elements (0 when equal; inf on shape/type mismatch)
-  double max_rel = 0;  // max |res - ref| / |ref| over elements where ref != 0
+  double max_abs = 0;  // max |res - ref| over elements where both are finite (inf on shape/type mismatch)
+  double max_rel = 0;  // max |res - ref| / |ref| over those elements where ref != 0
+  int64_t nonfinite_mismatches = 0;  // elements where either is inf/NaN and they differ
   std::string reason;  // why it failed, for people; empty when ok
 };
 

@@ -15,6 +15,9 @@ std::optional<Case> with_inputs_as_constants(const Case& state, const std::vecto
   torch::jit::WithInsertPoint at_top(folded.graph->param_node()->next());
   for (size_t i : indices) {
     torch::jit::Value* constant = folded.graph->insertConstant(folded.values->at(i));
+    // A value that does not fit the input's type (a cut's reference value of another kind)
+    // would make a graph libtorch asserts on: no candidate then.
+    if (!constant->type()->isSubtypeOf(*folded.graph->inputs()[i]->type())) return std::nullopt;
     folded.graph->inputs()[i]->replaceAllUsesWith(constant);
   }
   if (!normalize(folded)) return std::nullopt;

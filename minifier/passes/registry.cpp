@@ -13,6 +13,7 @@ const std::vector<PassEntry>& pass_table() {
       {"cut-ranges", "from each node on, cut the longest run of nodes the failure does not need (probes from the top, then bisection)",
        cut_ranges_pass},
       {"cut-nodes", "replace chunks of nodes by inputs fed with their reference values (ddmin schedule)", cut_nodes_pass},
+      {"inline-blocks", "replace a prim::If by one of its branches, a prim::Loop by one pass through its body", inline_blocks_pass},
       {"remove-outputs", "drop graph outputs the failure does not need", remove_outputs_pass},
       {"dce", "delete dead nodes, side-effecting ones (checks, raises) included", dce_pass},
       {"remove-unused-inputs", "drop graph inputs nothing reads", remove_unused_inputs_pass},

@@ -1,21 +1,17 @@
-// `ofi`: what torch.jit.optimize_for_inference does to a frozen module, applied to the case's
-// graph: lifted parameters go back in as constants (as freezing would leave them), then
-// OptimizeFrozenGraph (conv-bn / conv-add / linear folding, dropout removal...), conv-add-relu
-// fusion, MKLDNN conversion and linear transposition; the result runs in the profiling executor.
-// Options: numerics=0|1 (optimize_numerics folds that may change results), mkldnn=0|1.
+// `ofi`: exactly what `torch.jit.optimize_for_inference(torch.jit.freeze(m.eval()))` does, applied
+// to the case's graph. The graph becomes a module again (its lifted parameters and buffers are the
+// module's buffers, read with prim::GetAttr as a scripted module reads them), then the public C++
+// equivalents run: torch::jit::freeze (freeze_module with its cleanups, OptimizeFrozenGraph) and
+// torch::jit::optimize_for_inference (conv-add-relu fusion, MKLDNN conversion, linear
+// transposition). The result runs in the profiling executor, as the frozen module's forward would.
+//
+// Options: numerics=0|1 (freeze's optimize_numerics); mkldnn=0 skips ConvertFrozenOpsToMKLDNN, a
+// debugging knob with no public-API equivalent (optimize_for_inference always converts).
 
 #include <torch/script.h>
-#include <torch/csrc/jit/ir/constants.h>
-#include <torch/csrc/jit/passes/common_subexpression_elimination.h>
-#include <torch/csrc/jit/passes/constant_pooling.h>
-#include <torch/csrc/jit/passes/constant_propagation.h>
-#include <torch/csrc/jit/passes/dead_code_elimination.h>
-#include <torch/csrc/jit/passes/lower_tuples.h>
-#include <torch/csrc/jit/passes/peephole.h>
+#include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/passes/frozen_conv_add_relu_fusion.h>
-#include <torch/csrc/jit/passes/frozen_graph_optimizations.h>
 #include <torch/csrc/jit/passes/frozen_linear_transpose.h>
-#include <torch/csrc/jit/passes/frozen_ops_to_mkldnn.h>
 
 #include "runner/backends/builtin.h"
 #include "runner/backends/profiling_executor.h"
@@ -23,51 +19,64 @@
 namespace tsrepro {
 namespace {
 
+using torch::jit::Graph;
+using torch::jit::Value;
+
+// The frozen graph takes only the user's inputs (the lifted ones are constants in it), and
+// returns a tuple where the case's graph had several outputs (a method returns one value).
 class FrozenGraph : public PreparedGraph {
  public:
-  FrozenGraph(std::unique_ptr<PreparedGraph> inner, std::vector<bool> lifted)
-      : inner_(std::move(inner)), lifted_(std::move(lifted)) {}
+  FrozenGraph(std::unique_ptr<PreparedGraph> inner, std::vector<bool> lifted, bool packed)
+      : inner_(std::move(inner)), lifted_(std::move(lifted)), packed_(packed) {}
 
-  std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) override { return inner_->run(drop_lifted(inputs)); }
+  std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) override {
+    std::vector<c10::IValue> outputs = inner_->run(drop_lifted(inputs, lifted_));
+    if (!packed_) return outputs;
+    return outputs.at(0).toTupleRef().elements().vec();
+  }
   std::string executed_graph() const override { return inner_->executed_graph(); }
-  std::shared_ptr<torch::jit::Graph> optimized_graph() const override { return inner_->optimized_graph(); }
+  std::shared_ptr<Graph> optimized_graph() const override { return inner_->optimized_graph(); }
 
-  std::vector<c10::IValue> drop_lifted(const std::vector<c10::IValue>& inputs) const {
+  static std::vector<c10::IValue> drop_lifted(const std::vector<c10::IValue>& inputs, const std::vector<bool>& lifted) {
     std::vector<c10::IValue> kept;
     for (size_t i = 0; i < inputs.size(); ++i)
-      if (i >= lifted_.size() || !lifted_[i]) kept.push_back(inputs[i]);
+      if (i >= lifted.size() || !lifted[i]) kept.push_back(inputs[i]);
     return kept;
   }
 
  private:
   std::unique_ptr<PreparedGraph> inner_;
   std::vector<bool> lifted_;
+  bool packed_;
 };
 
-// Lifted inputs become constants again, holding the values of this run.
-std::shared_ptr<torch::jit::Graph> fold_lifted_inputs(const BackendInput& input, const std::vector<c10::IValue>& values) {
+// The case's graph as the forward of a fresh module in eval mode: lifted inputs become buffers
+// holding this run's values, read through prim::GetAttr; several outputs become one tuple.
+torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c10::IValue>& values, bool& packed) {
+  torch::jit::Module module(c10::QualifiedName("__torch__.tsrepro.CaseModule"));
+  module.register_attribute("training", c10::BoolType::get(), false);
   auto graph = input.graph->copy();
+  packed = graph->outputs().size() != 1;
+  if (packed) {
+    std::vector<Value*> outputs(graph->outputs().begin(), graph->outputs().end());
+    Value* tuple = graph->insertNode(graph->createTuple(outputs))->output();
+    while (!graph->outputs().empty()) graph->eraseOutput(0);
+    graph->registerOutput(tuple);
+  }
+  Value* self = graph->insertInput(0, "self");
+  self->setType(module.type());
   torch::jit::WithInsertPoint at_top(graph->param_node()->next());
   for (size_t i = input.lifted.size(); i-- > 0;) {
     if (!input.lifted[i]) continue;
-    torch::jit::Value* constant = graph->insertConstant(values.at(i));
-    graph->inputs()[i]->replaceAllUsesWith(constant);
-    graph->eraseInput(i);
+    const std::string name = "lifted_" + std::to_string(i);
+    module.register_buffer(name, values.at(i).toTensor());
+    graph->inputs()[i + 1]->replaceAllUsesWith(graph->insertGetAttr(self, name));
+    graph->eraseInput(i + 1);
   }
-  return graph;
-}
-
-// What torch.jit.freeze runs once attributes are constants (freeze_module's runOptimization,
-// which libtorch does not export): without it `if self.training` branches and Optional
-// checks hide the conv -> batch_norm patterns that OptimizeFrozenGraph folds.
-void clean_up_like_freezing(std::shared_ptr<torch::jit::Graph>& graph) {
-  torch::jit::EliminateDeadCode(graph);
-  torch::jit::EliminateCommonSubexpression(graph);
-  torch::jit::PeepholeOptimize(graph);
-  torch::jit::ConstantPropagation(graph);
-  torch::jit::ConstantPooling(graph);
-  torch::jit::EliminateCommonSubexpression(graph);
-  torch::jit::LowerSimpleTuples(graph);
+  auto* forward = module._ivalue()->compilation_unit()->create_function(
+      c10::QualifiedName(*module.type()->name(), "forward"), graph);
+  module.type()->addMethod(forward);
+  return module;
 }
 
 class OfiBackend : public Backend {
@@ -76,15 +85,22 @@ class OfiBackend : public Backend {
   std::string name() const override { return "ofi"; }
 
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
-    auto graph = fold_lifted_inputs(input, sample);
-    clean_up_like_freezing(graph);
-    torch::jit::OptimizeFrozenGraph(graph, numerics_);
-    torch::jit::FuseFrozenConvAddRelu(graph);
-    if (mkldnn_) torch::jit::ConvertFrozenOpsToMKLDNN(graph);
-    torch::jit::FrozenLinearTranspose(graph);
-    auto frozen = std::make_unique<FrozenGraph>(nullptr, input.lifted);
-    auto inner = prepare_with_profiling_executor(graph, frozen->drop_lifted(sample), JitSwitches{});
-    return std::make_unique<FrozenGraph>(std::move(inner), input.lifted);
+    bool packed = false;
+    torch::jit::Module module = module_of_case(input, sample, packed);
+    torch::jit::Module frozen = torch::jit::freeze(module, c10::nullopt, numerics_);
+    // A frozen module has no `training` attribute, so optimize_for_inference does not freeze it
+    // again (Python's torch.jit.optimize_for_inference behaves the same on it).
+    if (mkldnn_) {
+      frozen = torch::jit::optimize_for_inference(frozen);
+    } else {
+      auto graph = frozen.get_method("forward").graph();
+      torch::jit::FuseFrozenConvAddRelu(graph);
+      torch::jit::FrozenLinearTranspose(graph);
+    }
+    auto graph = frozen.get_method("forward").graph()->copy();
+    graph->eraseInput(0);  // the frozen forward keeps its %self, unused
+    auto inner = prepare_with_profiling_executor(graph, FrozenGraph::drop_lifted(sample, input.lifted), JitSwitches{});
+    return std::make_unique<FrozenGraph>(std::move(inner), input.lifted, packed);
   }
 
  private:

@@ -1,0 +1,96 @@
+// inline-blocks: a culprit inside a prim::If branch or a prim::Loop body keeps the whole
+// construct alive, since the cutting passes treat a node with blocks as one (real models are full
+// of them: shape checks that raise, `if self.training`, list-building loops). This pass replaces
+// an If by the nodes of one of its branches, and a Loop by one pass through its body (iteration 0,
+// the loop's initial values), like llvm-reduce's simplify-cfg; the cutting passes then see the
+// culprit at the top level. Each node with blocks, nested ones included (outermost and first
+// first), is tried alone: an inner `if ...: raise` may have to go before its outer If can.
+
+#include <torch/script.h>
+
+#include "minifier/pass.h"
+
+namespace tsrepro {
+namespace {
+
+using torch::jit::Block;
+using torch::jit::Node;
+using torch::jit::Value;
+
+// Moves the nodes of `block` right before `anchor`, in order.
+void hoist_nodes(Block* block, Node* anchor) {
+  for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+    Node* node = *it;
+    ++it;
+    node->moveBefore(anchor);
+  }
+}
+
+void inline_branch(Node* conditional, size_t branch) {
+  Block* block = conditional->blocks().at(branch);
+  hoist_nodes(block, conditional);
+  for (size_t i = 0; i < conditional->outputs().size(); ++i) conditional->outputs()[i]->replaceAllUsesWith(block->outputs()[i]);
+  conditional->destroy();
+}
+
+// prim::Loop(max_trips, cond, carried...) with body(iter, carried...) -> (cond, carried...).
+void inline_first_iteration(torch::jit::Graph& graph, Node* loop) {
+  Block* body = loop->blocks().at(0);
+  torch::jit::WithInsertPoint before(loop);
+  body->inputs()[0]->replaceAllUsesWith(graph.insertConstant(0));
+  for (size_t i = 1; i < body->inputs().size(); ++i) body->inputs()[i]->replaceAllUsesWith(loop->inputs()[i + 1]);
+  hoist_nodes(body, loop);
+  for (size_t i = 0; i < loop->outputs().size(); ++i) loop->outputs()[i]->replaceAllUsesWith(body->outputs()[i + 1]);
+  loop->destroy();
+}
+
+// The ways to flatten a node: each branch of an If, the first pass of a Loop.
+size_t flattenings_of(Node* node) {
+  if (node->kind() == c10::prim::If) return node->blocks().size();
+  if (node->kind() == c10::prim::Loop) return 1;
+  return 0;
+}
+
+void collect_nodes_with_blocks(Block* block, std::vector<Node*>& out) {
+  for (Node* node : block->nodes()) {
+    if (node->blocks().empty()) continue;
+    out.push_back(node);
+    for (Block* inner : node->blocks()) collect_nodes_with_blocks(inner, out);
+  }
+}
+
+// Every If and Loop in pre-order: the same index finds the same node in a copy of the graph.
+std::vector<Node*> nodes_with_blocks(torch::jit::Graph& graph) {
+  std::vector<Node*> nodes;
+  collect_nodes_with_blocks(graph.block(), nodes);
+  return nodes;
+}
+
+std::optional<Case> flattened(const Case& state, size_t index, size_t way) {
+  Case candidate = copy_case(state);
+  Node* node = nodes_with_blocks(*candidate.graph).at(index);
+  if (node->kind() == c10::prim::If) inline_branch(node, way);
+  else inline_first_iteration(*candidate.graph, node);
+  if (!normalize(candidate)) return std::nullopt;
+  return candidate;
+}
+
+}  // namespace
+
+bool inline_blocks_pass(PassContext& ctx) {
+  bool changed = false;
+  size_t index = 0;
+  while (true) {
+    const std::vector<Node*> nodes = nodes_with_blocks(*ctx.state().graph);
+    if (index >= nodes.size()) return changed;
+    const size_t ways = flattenings_of(nodes[index]);
+    const Case& state = ctx.state();
+    if (ways > 0 && ctx.try_candidates_lazily(ways, [&](size_t way) { return flattened(state, index, way); })) {
+      changed = true;
+      continue;  // the hoisted nodes start at `index`: they may hold blocks of their own
+    }
+    ++index;
+  }
+}
+
+}  // namespace tsrepro

@@ -1,0 +1,1127 @@
+#!/usr/bin/python3
+"""Generate tsrepro's real-model test corpus.
+
+Run with Debian's Python (it has torch 1.13 and torchvision 0.14; the
+`python3` first on PATH may not):
+
+    /usr/bin/python3 tests/corpus/make_corpus.py OUT_DIR [NAME ...]
+    /usr/bin/python3 tests/corpus/make_corpus.py --list
+    /usr/bin/python3 tests/corpus/make_corpus.py --list-ci
+    /usr/bin/python3 tests/corpus/make_corpus.py --measure OUT_DIR [NAME ...]
+    /usr/bin/python3 tests/corpus/make_corpus.py --public-graphs OUT_DIR \
+        [NAME ...]
+
+No NAME means every model. Nothing is downloaded: torchvision models are
+built with weights=None and every model gets random weights right after
+torch.manual_seed(0), so the output is deterministic (PYTHONHASHSEED is
+pinned too, see below).
+
+For every model NAME it writes OUT_DIR/NAME/:
+  model.pt      torch.jit.save(torch.jit.script(model.eval()))
+  inputs.pt     torch.save(tuple of forward()'s positional args); always a
+                tuple, even for one argument, and it may hold fewer values
+                than forward() has parameters (then the defaults apply)
+  expected.pt   torch.save((out,)): a one-element tuple holding what the
+                scripted module returned on inputs.pt under torch.no_grad()
+                (a NamedTuple output is stored as a plain tuple)
+  info.json     name; family ("torchvision" or "construct"); forward
+                schema; input (description) and input_note (why this
+                size); output; non_constant_nodes (nodes of the inlined
+                forward graph that are not prim::Constant, counted through
+                sub-blocks); node_kinds; constructs (what the model is meant
+                to exercise: node kinds, checks, or descriptions) and which
+                of them were confirmed in the graph
+and OUT_DIR/MANIFEST.json: the list of the info of the models written by
+this run. Files a previous run left in OUT_DIR/NAME/ are removed first.
+
+--measure additionally times every written model (see measure()) and writes
+the numbers to OUT_DIR/MEASURE.json; --public-graphs additionally writes the
+graphs that the public PyTorch APIs produce (see write_public_graphs()).
+Neither runs by default; they can be combined. --list-ci prints the subset
+meant for every CI run (all construct models and four quick torchvision
+ones).
+
+Input sizes: the C++ side runs NNC's fusion groups in NNC's IR interpreter
+(this libtorch has no LLVM), at tens of microseconds per element per kernel,
+so every model gets batch 1 and the smallest square image it accepts (found
+by trying every size from 1 up); info.json's input_note says why.
+"""
+
+import collections
+import json
+import os
+import sys
+import time
+import warnings
+from typing import Dict, List, Optional, Tuple
+
+# TorchScript writes module __constants__ (a python set) in set iteration
+# order, which depends on string hashing. Pin the hash seed so that repeated
+# runs produce byte-identical model.pt files.
+if os.environ.get("PYTHONHASHSEED") != "0":
+    os.environ["PYTHONHASHSEED"] = "0"
+    os.execv(sys.executable, [sys.executable] + sys.argv)
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch import Tensor
+
+# torchvision's scripted GoogLeNet warns on every call that it always returns
+# a GoogLeNetOutputs tuple; the message says nothing useful here.
+warnings.filterwarnings("ignore", message="Scripted GoogleNet always returns")
+
+# The files this script owns inside OUT_DIR/NAME/.
+OWNED_FILES = ("model.pt", "inputs.pt", "expected.pt", "info.json",
+               "public_ofi.txt", "public_jit.txt", "public_nnc.txt")
+
+
+# ---------------------------------------------------------------------------
+# graph helpers
+# ---------------------------------------------------------------------------
+
+def count_nodes(block, counts=None):
+    """Count nodes (recursively through sub-blocks) by kind."""
+    if counts is None:
+        counts = {}
+    for node in block.nodes():
+        counts[node.kind()] = counts.get(node.kind(), 0) + 1
+        for sub in node.blocks():
+            count_nodes(sub, counts)
+    return counts
+
+
+def inlined_graph(graph):
+    g = graph.copy()
+    torch._C._jit_pass_inline(g)
+    return g
+
+
+def non_constant_count(graph):
+    """(number of non-prim::Constant nodes of the inlined graph, counts of
+    all its node kinds)."""
+    counts = count_nodes(inlined_graph(graph))
+    return sum(v for k, v in counts.items() if k != "prim::Constant"), counts
+
+
+def any_node(block, pred):
+    """True if pred(node) holds for a node of block or of its sub-blocks."""
+    for node in block.nodes():
+        if pred(node) or any(any_node(sub, pred) for sub in node.blocks()):
+            return True
+    return False
+
+
+def has_function_constant(graph):
+    """A prim::Constant of function type left in the inlined graph (inlining
+    leaves one behind for every prim::CallFunction it inlined)."""
+    return any_node(inlined_graph(graph), lambda n: (
+        n.kind() == "prim::Constant"
+        and n.output().type().kind() == "FunctionType"))
+
+
+def has_module_argument(graph):
+    """Before inlining: a prim::CallFunction with a module (ClassType)
+    argument."""
+    return any_node(graph, lambda n: (
+        n.kind() == "prim::CallFunction"
+        and any(v.type().kind() == "ClassType" for v in n.inputs())))
+
+
+def has_interface_call(graph):
+    """After inlining: a prim::CallMethod on an interface-typed value."""
+    return any_node(inlined_graph(graph), lambda n: (
+        n.kind() == "prim::CallMethod"
+        and next(n.inputs()).type().kind() == "InterfaceType"))
+
+
+# ---------------------------------------------------------------------------
+# value helpers
+# ---------------------------------------------------------------------------
+
+def is_namedtuple(x):
+    return isinstance(x, tuple) and hasattr(x, "_fields")
+
+
+def plain(x):
+    """Turn NamedTuples (at any depth) into plain tuples: torch.save would
+    pickle them as a reference to a Python class that libtorch's unpickler
+    (and tsrepro's reader) cannot resolve."""
+    if isinstance(x, tuple):
+        return tuple(plain(v) for v in x)
+    if isinstance(x, list):
+        return [plain(v) for v in x]
+    if isinstance(x, dict):
+        return {k: plain(v) for k, v in x.items()}
+    return x
+
+
+def same(a, b):
+    """Exact structural + value equality (NaN equal to NaN)."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return (isinstance(a, Tensor) and isinstance(b, Tensor)
+                and a.dtype == b.dtype and a.shape == b.shape
+                and torch.equal(torch.nan_to_num(a), torch.nan_to_num(b))
+                and torch.equal(torch.isnan(a), torch.isnan(b)))
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+        return (isinstance(a, (tuple, list)) and isinstance(b, (tuple, list))
+                and isinstance(a, tuple) == isinstance(b, tuple)
+                and len(a) == len(b)
+                and all(same(x, y) for x, y in zip(a, b)))
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (isinstance(a, dict) and isinstance(b, dict)
+                and list(a.keys()) == list(b.keys())
+                and all(same(a[k], b[k]) for k in a))
+    return type(a) is type(b) and a == b
+
+
+def close(a, b, rtol=1e-3, atol=1e-3):
+    """Structural equality with torch.allclose on tensors (NaN == NaN)."""
+    if isinstance(a, Tensor) or isinstance(b, Tensor):
+        return (isinstance(a, Tensor) and isinstance(b, Tensor)
+                and a.dtype == b.dtype and a.shape == b.shape
+                and torch.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True))
+    if isinstance(a, (tuple, list)) or isinstance(b, (tuple, list)):
+        return (isinstance(a, (tuple, list)) and isinstance(b, (tuple, list))
+                and len(a) == len(b)
+                and all(close(x, y, rtol, atol) for x, y in zip(a, b)))
+    if isinstance(a, dict) or isinstance(b, dict):
+        return (isinstance(a, dict) and isinstance(b, dict)
+                and list(a.keys()) == list(b.keys())
+                and all(close(a[k], b[k], rtol, atol) for k in a))
+    return type(a) is type(b) and a == b
+
+
+def describe(v):
+    """Short type/shape description, e.g. Tensor[float32, 1x3x4x4]."""
+    if isinstance(v, Tensor):
+        shape = "x".join(str(s) for s in v.shape) or "scalar"
+        return "Tensor[%s, %s]" % (str(v.dtype).replace("torch.", ""), shape)
+    if is_namedtuple(v):
+        return "%s(%s)" % (type(v).__name__, ", ".join(describe(x) for x in v))
+    if isinstance(v, tuple):
+        return "Tuple[%s]" % ", ".join(describe(x) for x in v)
+    if isinstance(v, list):
+        return "List[%s]" % ", ".join(describe(x) for x in v)
+    if isinstance(v, dict):
+        return "Dict{%s}" % ", ".join("%r: %s" % (k, describe(x))
+                                      for k, x in v.items())
+    if v is None:
+        return "None"
+    return "%s(%r)" % (type(v).__name__, v)
+
+
+# Constructs that write_model() checks on the forward graph (besides node
+# kinds, which are checked against the inlined graph).
+FUNCTION_CONSTANT = ("function constant left by inlining "
+                     "(prim::Constant of FunctionType)")
+MODULE_ARGUMENT = ("submodule passed as an argument to a scripted function "
+                   "(prim::CallFunction with a module-typed argument, "
+                   "before inlining)")
+INTERFACE_CALL = ("submodule attribute annotated with a @torch.jit.interface "
+                  "type (prim::CallMethod on an InterfaceType value, left "
+                  "by inlining)")
+
+
+# ---------------------------------------------------------------------------
+# torchvision models
+#
+# Each builder returns (module, inputs_tuple, constructs, note). The
+# constructs are node kinds found in the inlined forward graph (checked when
+# writing) or free-text descriptions of what the model exercises.
+# ---------------------------------------------------------------------------
+
+NUM_CLASSES = 10  # small classifier heads keep the files smaller
+
+
+def image(size):
+    """Batch-1 RGB image of size x size (random, drawn after the weights)."""
+    return (torch.randn(1, 3, size, size),)
+
+
+def tv_resnet18():
+    import torchvision.models as M
+    m = M.resnet18(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(1),
+            ["aten::conv2d", "aten::batch_norm", "aten::relu_",
+             "aten::max_pool2d", "aten::add_", "aten::adaptive_avg_pool2d",
+             "aten::flatten", "aten::linear",
+             "residual blocks (in-place add_ of the skip connection)"],
+            "1x1 is the smallest accepted size (every stride-2 conv/pool "
+            "pads a 1x1 map back to 1x1); the graph does not depend on it")
+
+
+def tv_mobilenet_v3_small():
+    import torchvision.models as M
+    m = M.mobilenet_v3_small(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(1),
+            ["aten::hardswish_", "aten::hardsigmoid", "aten::relu",
+             "aten::adaptive_avg_pool2d", "aten::mul", "aten::add_",
+             "aten::dropout_", "aten::flatten",
+             "depthwise convolutions (groups == channels)",
+             "squeeze-excitation (pooled scale multiplied back)"],
+            "1x1 is the smallest accepted size")
+
+
+def tv_regnet_y_400mf():
+    import torchvision.models as M
+    m = M.regnet_y_400mf(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(1),
+            ["aten::sigmoid", "aten::relu_", "aten::adaptive_avg_pool2d",
+             "aten::mul", "aten::add", "aten::flatten",
+             "grouped convolutions", "squeeze-excitation"],
+            "1x1 is the smallest accepted size")
+
+
+def tv_squeezenet1_1():
+    import torchvision.models as M
+    m = M.squeezenet1_1(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(17),
+            ["aten::cat", "prim::ListConstruct", "aten::max_pool2d",
+             "aten::relu_", "aten::dropout", "aten::adaptive_avg_pool2d",
+             "aten::flatten", "fire modules (cat of two expand branches)",
+             "max_pool2d with ceil_mode=True"],
+            "17x17 is the smallest accepted size (16x16 leaves a 0x0 map "
+            "before the last max_pool2d)")
+
+
+def tv_efficientnet_b0():
+    import torchvision.models as M
+    m = M.efficientnet_b0(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(1),
+            ["aten::silu_", "aten::sigmoid", "aten::mul", "aten::add_",
+             "aten::adaptive_avg_pool2d", "aten::dropout_", "prim::If",
+             "aten::bernoulli_",
+             "StochasticDepth (branch on self.training, no-op in eval)",
+             "squeeze-excitation"],
+            "1x1 is the smallest accepted size")
+
+
+def tv_convnext_tiny():
+    import torchvision.models as M
+    m = M.convnext_tiny(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(32),
+            ["aten::permute", "aten::layer_norm", "aten::gelu",
+             "aten::mul", "aten::add", "aten::adaptive_avg_pool2d",
+             "aten::flatten", "aten::linear",
+             "channels-last LayerNorm via permute", "layer scale parameter",
+             "StochasticDepth"],
+            "32x32 is the smallest accepted size (4x4 patchify stem, then "
+            "three 2x2 stride-2 downsamplings)")
+
+
+def tv_shufflenet_v2_x0_5():
+    import torchvision.models as M
+    m = M.shufflenet_v2_x0_5(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(1),
+            ["aten::chunk", "aten::cat", "aten::view", "aten::transpose",
+             "aten::contiguous", "aten::mean", "prim::If",
+             "channel shuffle (view/transpose/contiguous/view)",
+             "branch on self.stride == 1"],
+            "1x1 is the smallest accepted size")
+
+
+def tv_densenet121():
+    import torchvision.models as M
+    m = M.densenet121(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(29),
+            ["aten::cat", "prim::ListConstruct", "aten::append",
+             "prim::Loop", "prim::If", "aten::avg_pool2d",
+             "aten::relu", "aten::adaptive_avg_pool2d",
+             "prim::requires_grad", "prim::RaiseException",
+             "prim::Uninitialized",
+             "List[Tensor] passed between dense layers (overloaded forward)",
+             "memory_efficient branch (raises under TorchScript) left in "
+             "the graph"],
+            "29x29 is the smallest accepted size (28x28 leaves a 0x0 map "
+            "in the last transition's avg_pool2d)")
+
+
+def tv_googlenet():
+    import torchvision.models as M
+    m = M.googlenet(weights=None, num_classes=NUM_CLASSES, aux_logits=False,
+                    init_weights=False)
+    return (m, image(15),
+            ["aten::cat", "aten::max_pool2d", "aten::dropout", "prim::If",
+             "prim::TupleConstruct", "aten::warn",
+             "NamedTuple output GoogLeNetOutputs(logits, None, None) "
+             "(expected.pt stores it as a plain tuple)",
+             "Optional[Module] aux heads set to None"],
+            "15x15 is the smallest accepted size (14x14 leaves a 0x0 map "
+            "before the last max_pool2d)")
+
+
+def tv_swin_t():
+    import torchvision.models as M
+    m = M.swin_t(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(4),
+            ["aten::permute", "aten::layer_norm", "aten::pad", "aten::roll",
+             "aten::softmax", "aten::matmul", "aten::gelu", "prim::If",
+             "aten::masked_fill", "aten::new_zeros", "aten::index",
+             "aten::_set_item", "window partition / reverse (view, permute, "
+             "reshape)", "relative position bias (index into a table)",
+             "shifted-window attention mask branch"],
+            "4x4 is the smallest accepted size (one 4x4 patch). Windows are "
+            "padded to 7x7 anyway, so the shifted-window branch is in the "
+            "graph but not taken at this size")
+
+
+VIT_CONFIG = dict(image_size=16, patch_size=8, num_layers=2, num_heads=2,
+                  hidden_dim=32, mlp_dim=64, num_classes=NUM_CLASSES)
+
+
+def tv_vit_tiny():
+    from torchvision.models.vision_transformer import VisionTransformer
+    m = VisionTransformer(**VIT_CONFIG)
+    return (m, image(VIT_CONFIG["image_size"]),
+            ["aten::conv2d",
+             "aten::reshape", "aten::permute", "aten::expand", "aten::cat",
+             "aten::layer_norm", "aten::gelu", "aten::dropout",
+             "prim::If", "aten::_native_multi_head_attention",
+             "prim::Uninitialized", "prim::is_nested", "prim::TupleConstruct",
+             "torch._assert on the image size (prim::If + RaiseException)",
+             "nn.MultiheadAttention (F.multi_head_attention_forward, "
+             "scripted with its many Optional branches; eval + no_grad "
+             "takes the _native_multi_head_attention fast path)",
+             "class token concatenated to the patch sequence"],
+            "VisionTransformer(%s); it accepts exactly its image_size. "
+            "16x16 with 8x8 patches gives 4 patches + the class token"
+            % ", ".join("%s=%s" % kv for kv in VIT_CONFIG.items()))
+
+
+# ---------------------------------------------------------------------------
+# construct models: one small module per TorchScript construct
+# ---------------------------------------------------------------------------
+
+class ListLoop(nn.Module):
+    """Embedding -> masked_fill -> topk, then a list built with append inside
+    a for loop over range(n) with a prim::If in the body, then stack."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4, padding_idx=0)
+
+    def forward(self, ids: Tensor) -> Tensor:
+        e = self.emb(ids)                                  # [n, 4]
+        pad = (ids == 0).unsqueeze(1)                      # [n, 1]
+        e = e.masked_fill(pad, -1.0)
+        vals, idx = torch.topk(e, 2, dim=1)                # [n, 2] each
+        rows: List[Tensor] = []
+        for i in range(ids.size(0)):
+            if i % 2 == 0:
+                rows.append(vals[i] * 2.0)
+            else:
+                rows.append(vals[i] + idx[i].to(vals.dtype))
+        return torch.stack(rows, 0)
+
+
+def construct_list_loop():
+    m = ListLoop()
+    ids = torch.tensor([3, 0, 7, 1, 9], dtype=torch.int64)
+    return (m, (ids,),
+            ["aten::embedding", "aten::masked_fill", "aten::topk",
+             "prim::Loop", "prim::If", "aten::append", "aten::stack",
+             "prim::ListConstruct", "aten::select", "int64 tensor input"],
+            "5 token ids (one of them the padding id 0)")
+
+
+def to_dict(pair: Tuple[List[str], List[Tensor]]) -> Dict[str, Tensor]:
+    """Takes a tuple of lists (a tuple literal used only inside forward()
+    would be resolved statically by the compiler and leave no tuple node)."""
+    keys, values = pair
+    out: Dict[str, Tensor] = {}
+    for i in range(len(keys)):
+        out[keys[i]] = values[i]
+    return out
+
+
+class DictOut(nn.Module):
+    """Returns Dict[str, Tensor]; keys come from a List[str] of string
+    constants and are paired with the values through a tuple of lists."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x: Tensor) -> Dict[str, Tensor]:
+        logits = self.fc(x)
+        keys: List[str] = ["logits", "probs", "hidden"]
+        values: List[Tensor] = [logits, torch.softmax(logits, -1), x]
+        out = to_dict((keys, values))
+        out["sum" + "_" + keys[0]] = logits.sum(-1)
+        return out
+
+
+def construct_dict_out():
+    m = DictOut()
+    x = torch.randn(2, 4)
+    return (m, (x,),
+            ["prim::DictConstruct", "aten::_set_item", "aten::__getitem__",
+             "aten::len", "prim::TupleConstruct", "prim::TupleUnpack",
+             "prim::ListConstruct", "aten::add",
+             "List[str] of string constants", "tuple of lists",
+             "Dict[str, Tensor] output"],
+            "2x4 float")
+
+
+class OptionalArgs(nn.Module):
+    """Optional[Tensor] and float parameters with defaults; inputs.pt only
+    holds x, so both defaults are used (and the None branch is taken)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x: Tensor, lengths: Optional[Tensor] = None,
+                scale: float = 2.0) -> Tensor:
+        y = self.fc(x) * scale                             # [b, t, 4]
+        if lengths is not None:
+            steps = torch.arange(x.size(1), device=x.device)
+            keep = steps.unsqueeze(0) < lengths.unsqueeze(1)   # [b, t]
+            y = y.masked_fill(~keep.unsqueeze(2), 0.0)
+        return y.sum(1)
+
+
+def construct_optional_args():
+    m = OptionalArgs()
+    x = torch.randn(2, 3, 4)
+    return (m, (x,),
+            ["prim::If", "aten::__isnot__", "prim::unchecked_cast",
+             "Optional[Tensor] = None and float = 2.0 parameters",
+             "inputs.pt holds fewer values than the schema has arguments "
+             "(defaults apply)"],
+            "only x (2x3x4 float); lengths and scale are left to their "
+            "defaults")
+
+
+class TensorListArg(nn.Module):
+    """forward(images: List[Tensor]): stack -> conv -> relu -> mean."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, padding=1)
+
+    def forward(self, images: List[Tensor]) -> Tensor:
+        x = torch.stack(images, 0)                         # [n, 2, 3, 3]
+        return torch.relu(self.conv(x)).mean(dim=(2, 3))
+
+
+def construct_tensor_list_arg():
+    m = TensorListArg()
+    images = [torch.randn(2, 3, 3), torch.randn(2, 3, 3)]
+    return (m, (images,),
+            ["aten::stack", "aten::conv2d", "aten::relu", "aten::mean",
+             "List[Tensor] parameter (inputs.pt = (list of 2 tensors,))"],
+            "one List[Tensor] argument holding two 2x3x3 images")
+
+
+class NestedOutputs(nn.Module):
+    """Returns Tuple[Tensor, List[Tensor], Dict[str, Tensor], Tuple[T, T]]."""
+
+    def forward(self, x: Tensor, y: Tensor) -> Tuple[
+            Tensor, List[Tensor], Dict[str, Tensor], Tuple[Tensor, Tensor]]:
+        s = x + y
+        parts = [s * 2.0, torch.relu(s), s.sum(0)]
+        named = {"prod": x * y, "diff": x - y}
+        pair = (torch.tanh(s), torch.sigmoid(s))
+        return s, parts, named, pair
+
+
+def construct_nested_outputs():
+    m = NestedOutputs()
+    x = torch.randn(2, 3)
+    y = torch.randn(2, 3)
+    return (m, (x, y),
+            ["prim::TupleConstruct", "prim::ListConstruct",
+             "prim::DictConstruct",
+             "output nests a list, a dict and a tuple in a tuple"],
+            "two 2x3 floats")
+
+
+class LSTMModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.LSTM(4, 6, num_layers=1, batch_first=True)
+        self.fc = nn.Linear(6, 3)
+
+    def forward(self, x: Tensor) -> Tensor:
+        out, _ = self.rnn(x)
+        return self.fc(out)
+
+
+class GRUModel(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rnn = nn.GRU(4, 6, num_layers=1, batch_first=True)
+        self.fc = nn.Linear(6, 3)
+
+    def forward(self, x: Tensor) -> Tensor:
+        out, _ = self.rnn(x)
+        return self.fc(out)
+
+
+def construct_lstm():
+    m = LSTMModel()
+    x = torch.randn(1, 5, 4)
+    return (m, (x,),
+            ["aten::lstm", "aten::zeros", "prim::If", "aten::linear",
+             "weights in a List[Tensor] attribute (_flat_weights)",
+             "nn.LSTM overloaded forward (forward_tensor)"],
+            "batch 1, 5 steps, 4 features")
+
+
+def construct_gru():
+    m = GRUModel()
+    x = torch.randn(1, 5, 4)
+    return (m, (x,),
+            ["aten::gru", "aten::zeros", "prim::If", "aten::linear",
+             "weights in a List[Tensor] attribute (_flat_weights)",
+             "nn.GRU overloaded forward (forward_tensor)"],
+            "batch 1, 5 steps, 4 features")
+
+
+class Inner(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return torch.relu(self.fc(x))
+
+
+def apply_inner(m: Inner, x: Tensor) -> Tensor:
+    """A TorchScript free function taking a submodule as a value. (Calling it
+    as m(x) does not compile in 1.13; m.forward(x) does.)"""
+    return m.forward(x) + 1.0
+
+
+class ModuleAsArg(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inner = Inner()
+
+    def forward(self, x: Tensor) -> Tensor:
+        return apply_inner(self.inner, x) * 0.5
+
+
+def construct_module_as_arg():
+    m = ModuleAsArg()
+    x = torch.randn(2, 4)
+    return (m, (x,),
+            [MODULE_ARGUMENT, "prim::GetAttr", "aten::linear", "aten::relu"],
+            "2x4 float")
+
+
+@torch.jit.interface
+class ScaleInterface(nn.Module):
+    def forward(self, x: Tensor) -> Tensor:
+        pass
+
+
+class ScaleBy(nn.Module):
+    def __init__(self, s: float):
+        super().__init__()
+        self.s = nn.Parameter(torch.full((4,), s))
+
+    def forward(self, x: Tensor) -> Tensor:
+        return x * self.s
+
+
+class ModuleInterface(nn.Module):
+    """Calls a submodule through an interface-typed attribute: the call
+    stays a prim::CallMethod on an interface value after inlining."""
+    impl: ScaleInterface
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.impl = ScaleBy(1.5)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.impl.forward(torch.tanh(self.fc(x)))
+
+
+def construct_module_interface():
+    m = ModuleInterface()
+    x = torch.randn(2, 4)
+    return (m, (x,),
+            ["prim::CallMethod", "prim::GetAttr", INTERFACE_CALL],
+            "2x4 float")
+
+
+class ModuleListLoop(nn.Module):
+    """`for layer in self.layers` over an nn.ModuleList (unrolled by the
+    compiler), with a data-independent branch on the loop index."""
+
+    def __init__(self):
+        super().__init__()
+        self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(3)])
+
+    def forward(self, x: Tensor) -> Tensor:
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i < 2:
+                x = torch.relu(x)
+        return x
+
+
+def construct_module_list_loop():
+    m = ModuleListLoop()
+    x = torch.randn(2, 4)
+    return (m, (x,),
+            ["nn.ModuleList iterated with for/enumerate (unrolled)",
+             "aten::linear", "aten::relu"],
+            "2x4 float")
+
+
+def layer_norm_4(x: Tensor) -> Tensor:
+    """Scripted free function; calling it leaves a function constant."""
+    return F.layer_norm(x, [4])
+
+
+class SpecialPrims(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4))
+
+    def forward(self, x: Tensor) -> Tensor:
+        # prim::RaiseException in one branch; y is prim::Uninitialized there.
+        if x.dim() == 2:
+            y = x * self.w
+        else:
+            raise ValueError("bad rank")
+        if x.is_cuda:                       # prim::is_cuda
+            y = y + 1.0
+        if x.requires_grad:                 # prim::requires_grad
+            y = y.detach()
+        if x.is_nested:                     # prim::is_nested
+            y = y * 0.0
+        # Loop with break: more prim::Uninitialized / loop-carried flags.
+        for i in range(4):
+            if i == 2:
+                break
+            y = y + float(i)
+        return layer_norm_4(y)              # prim::CallFunction -> inlined
+
+
+def construct_special_prims():
+    m = SpecialPrims()
+    x = torch.randn(2, 4)
+    return (m, (x,),
+            ["prim::Uninitialized", "prim::RaiseException", "prim::is_cuda",
+             "prim::requires_grad", "prim::is_nested", "prim::Loop",
+             "aten::layer_norm", FUNCTION_CONSTANT],
+            "2x4 float")
+
+
+class NanOutput(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.scale = nn.Parameter(torch.tensor([1.0, 2.0, 3.0]))
+
+    def forward(self, x: Tensor) -> Tensor:
+        a = torch.log(x) * self.scale        # log(<0) = nan, log(0) = -inf
+        b = self.scale / x                   # 1/0 = inf
+        return torch.stack([a, b], 0)
+
+
+def construct_nan_output():
+    m = NanOutput()
+    x = torch.tensor([-1.0, 0.0, 2.0])
+    return (m, (x,),
+            ["aten::log", "aten::div", "aten::stack",
+             "output holds nan, -inf and inf"],
+            "fixed [-1, 0, 2]")
+
+
+class MkldnnClamp(nn.Module):
+    """conv2d -> mul by a constant -> clamp: the pattern that
+    optimize_for_inference's MKLDNN conversion rewrites."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 4, 3, padding=1)
+
+    def forward(self, x: Tensor) -> Tensor:
+        y = self.conv(x) * 0.5
+        return torch.clamp(y, 0.0, 6.0)
+
+
+def construct_mkldnn_clamp():
+    m = MkldnnClamp()
+    x = torch.randn(1, 2, 4, 4)
+    return (m, (x,),
+            ["aten::conv2d", "aten::mul", "aten::clamp",
+             "conv -> mul(constant) -> clamp"],
+            "1x2x4x4 float")
+
+
+# ---------------------------------------------------------------------------
+# registry
+# ---------------------------------------------------------------------------
+
+TORCHVISION = collections.OrderedDict([
+    ("resnet18", tv_resnet18),
+    ("mobilenet_v3_small", tv_mobilenet_v3_small),
+    ("regnet_y_400mf", tv_regnet_y_400mf),
+    ("squeezenet1_1", tv_squeezenet1_1),
+    ("efficientnet_b0", tv_efficientnet_b0),
+    ("convnext_tiny", tv_convnext_tiny),
+    ("shufflenet_v2_x0_5", tv_shufflenet_v2_x0_5),
+    ("densenet121", tv_densenet121),
+    ("googlenet", tv_googlenet),
+    ("swin_t", tv_swin_t),
+    ("vit_tiny", tv_vit_tiny),
+])
+
+CONSTRUCT = collections.OrderedDict([
+    ("construct_list_loop", construct_list_loop),
+    ("construct_dict_out", construct_dict_out),
+    ("construct_optional_args", construct_optional_args),
+    ("construct_tensor_list_arg", construct_tensor_list_arg),
+    ("construct_nested_outputs", construct_nested_outputs),
+    ("construct_lstm", construct_lstm),
+    ("construct_gru", construct_gru),
+    ("construct_module_as_arg", construct_module_as_arg),
+    ("construct_module_interface", construct_module_interface),
+    ("construct_module_list_loop", construct_module_list_loop),
+    ("construct_special_prims", construct_special_prims),
+    ("construct_nan_output", construct_nan_output),
+    ("construct_mkldnn_clamp", construct_mkldnn_clamp),
+])
+
+REGISTRY = collections.OrderedDict(
+    [(n, ("torchvision", b)) for n, b in TORCHVISION.items()]
+    + [(n, ("construct", b)) for n, b in CONSTRUCT.items()])
+
+# The models every CI run uses: all construct models plus four small
+# torchvision ones.
+CI_MODELS = list(CONSTRUCT) + ["resnet18", "mobilenet_v3_small",
+                               "squeezenet1_1", "vit_tiny"]
+
+# Models whose inlined graph's node kinds are printed when written.
+PRINT_KINDS = {"construct_special_prims"}
+
+
+def is_kind(s):
+    return (s.startswith("aten::") or s.startswith("prim::")) and " " not in s
+
+
+# Constructs that are not a node kind but are checked on the graph; every
+# other construct that is not a node kind is a description only.
+CHECKED_CONSTRUCTS = {
+    FUNCTION_CONSTANT: has_function_constant,
+    MODULE_ARGUMENT: has_module_argument,
+    INTERFACE_CALL: has_interface_call,
+}
+
+
+# ---------------------------------------------------------------------------
+# writing
+# ---------------------------------------------------------------------------
+
+def clean_dir(d):
+    os.makedirs(d, exist_ok=True)
+    for f in OWNED_FILES:
+        p = os.path.join(d, f)
+        if os.path.exists(p):
+            os.remove(p)
+
+
+def write_json(path, obj):
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=2)
+        f.write("\n")
+
+
+def write_model(out_dir, name):
+    """Build, script, save and verify one model; return its info dict."""
+    family, builder = REGISTRY[name]
+    t0 = time.time()
+    torch.manual_seed(0)
+    module, inputs, constructs, note = builder()
+    assert isinstance(inputs, tuple), name + ": inputs must be a tuple"
+    module = module.eval()
+    scripted = torch.jit.script(module)
+
+    with torch.no_grad():
+        out = scripted(*inputs)
+    namedtuple_out = type(out).__name__ if is_namedtuple(out) else None
+    out = plain(out)
+
+    d = os.path.join(out_dir, name)
+    clean_dir(d)
+    model_path = os.path.join(d, "model.pt")
+    torch.jit.save(scripted, model_path)
+    torch.save(inputs, os.path.join(d, "inputs.pt"))
+    torch.save((out,), os.path.join(d, "expected.pt"))
+
+    # -- round trip: the saved files reproduce the saved output -------------
+    loaded = torch.jit.load(model_path)
+    loaded_inputs = torch.load(os.path.join(d, "inputs.pt"))
+    loaded_expected = torch.load(os.path.join(d, "expected.pt"))
+    assert type(loaded_inputs) is tuple, name
+    assert not loaded.training, name + ": saved in training mode"
+    with torch.no_grad():
+        got = plain(loaded(*loaded_inputs))
+    assert same(got, loaded_expected[0]), name + ": reload mismatch"
+
+    # -- graph facts ----------------------------------------------------------
+    n_nonconst, counts = non_constant_count(loaded.forward.graph)
+    present, missing = [], []
+    for c in constructs:
+        if is_kind(c):
+            (present if c in counts else missing).append(c)
+        elif c in CHECKED_CONSTRUCTS:
+            ok = CHECKED_CONSTRUCTS[c](loaded.forward.graph)
+            (present if ok else missing).append(c)
+    if missing:
+        # A construct model exists for its constructs: missing ones are an
+        # error. For torchvision models the list is informative only.
+        msg = "%s: constructs not found in the graph: %s" % (
+            name, ", ".join(missing))
+        assert family != "construct", msg
+        print("  WARNING " + msg)
+
+    schema = loaded.forward.schema
+    info = collections.OrderedDict([
+        ("name", name),
+        ("family", family),
+        ("kind", "scripted"),
+        ("forward_schema", str(schema)),
+        ("num_schema_args", len(schema.arguments) - 1),  # minus self
+        ("num_inputs", len(inputs)),
+        ("input", describe(inputs)),
+        ("input_note", note),
+        ("output", describe(out)),
+        ("output_namedtuple", namedtuple_out),
+        ("non_constant_nodes", n_nonconst),
+        ("constructs", constructs),
+        ("constructs_confirmed", present),
+        ("constructs_missing", missing),
+        ("node_kinds", dict(sorted(counts.items()))),
+        ("num_parameters", sum(p.numel() for p in module.parameters())),
+        ("model_bytes", os.path.getsize(model_path)),
+    ])
+    if family == "torchvision":
+        import torchvision
+        info["torchvision_version"] = torchvision.__version__
+    info["torch_version"] = torch.__version__
+    write_json(os.path.join(d, "info.json"), info)
+    print("  %-28s %6.2fs  %4d nodes  %s" % (name, time.time() - t0,
+                                             n_nonconst, info["input"]))
+    if name in PRINT_KINDS:
+        print("    node kinds of the inlined graph: %s"
+              % " ".join(sorted(counts)))
+    return info
+
+
+# ---------------------------------------------------------------------------
+# NNC settings, measuring and public-API graphs
+# ---------------------------------------------------------------------------
+
+class NncFlags:
+    """Context manager: the NNC-on-CPU settings a user would set (this
+    libtorch has no LLVM, so kernels run in NNC's IR interpreter); the
+    previous settings are restored on exit."""
+
+    def __enter__(self):
+        self.old = (torch._C._jit_texpr_fuser_enabled(),
+                    torch._C._jit_can_fuse_on_cpu(),
+                    torch._C._jit_get_te_must_use_llvm_cpu())
+        torch._C._jit_set_texpr_fuser_enabled(True)
+        torch._C._jit_override_can_fuse_on_cpu(True)
+        torch._C._jit_set_te_must_use_llvm_cpu(False)
+        return self
+
+    def __exit__(self, *exc):
+        torch._C._jit_set_texpr_fuser_enabled(self.old[0])
+        torch._C._jit_override_can_fuse_on_cpu(self.old[1])
+        torch._C._jit_set_te_must_use_llvm_cpu(self.old[2])
+        return False
+
+
+def fresh(out_dir, name):
+    """(module, inputs, expected) of a written model, the module freshly
+    loaded: new graph executors, so that the settings in force when it first
+    runs decide how it is optimized."""
+    d = os.path.join(out_dir, name)
+    m = torch.jit.load(os.path.join(d, "model.pt")).eval()
+    inputs = torch.load(os.path.join(d, "inputs.pt"))
+    expected = torch.load(os.path.join(d, "expected.pt"))[0]
+    return m, inputs, expected
+
+
+def timed_calls(m, inputs, n=3):
+    """Run m(*inputs) n times under no_grad; return (seconds per call, last
+    output)."""
+    times = []
+    out = None
+    with torch.no_grad():
+        for _ in range(n):
+            t = time.perf_counter()
+            out = m(*inputs)
+            times.append(time.perf_counter() - t)
+    return times, plain(out)
+
+
+def measure(out_dir, name):
+    """Times (ms) of the scripted module with default settings, under the
+    NNC fuser, and after freeze + optimize_for_inference."""
+    r = collections.OrderedDict(name=name)
+
+    # Default executor settings (no CPU fusion): 1st call is the profiling
+    # run of the scripted module, the 3rd one runs the optimized plan.
+    m, inputs, expected = fresh(out_dir, name)
+    ts, out = timed_calls(m, inputs)
+    r["script_ms"] = [round(t * 1e3, 2) for t in ts]
+    r["script_matches"] = close(out, expected)
+
+    # NNC on CPU (interpreter): 2nd call compiles the fusion groups.
+    m, inputs, expected = fresh(out_dir, name)
+    with NncFlags():
+        try:
+            ts, out = timed_calls(m, inputs)
+            g = torch.jit.last_executed_optimized_graph()
+            r["nnc_ms"] = [round(t * 1e3, 2) for t in ts]
+            r["nnc_fusion_groups"] = count_nodes(g).get(
+                "prim::TensorExprGroup", 0)
+            r["nnc_matches"] = close(out, expected)
+        except Exception as e:  # keep measuring the other models
+            r["nnc_error"] = first_line(e)
+
+    # freeze + optimize_for_inference.
+    m, inputs, expected = fresh(out_dir, name)
+    try:
+        t = time.perf_counter()
+        ofi = torch.jit.optimize_for_inference(torch.jit.freeze(m))
+        r["ofi_build_ms"] = round((time.perf_counter() - t) * 1e3, 2)
+        ts, out = timed_calls(ofi, inputs)
+        r["ofi_ms"] = [round(t * 1e3, 2) for t in ts]
+        r["ofi_matches"] = close(out, expected)
+    except Exception as e:
+        r["ofi_error"] = first_line(e)
+    return r
+
+
+def first_line(e):
+    lines = [l for l in str(e).strip().splitlines() if l.strip()]
+    return "%s: %s" % (type(e).__name__, lines[0] if lines else "")
+
+
+def error_text(e):
+    return "%s: %s" % (type(e).__name__, str(e).strip())
+
+
+def write_public_graphs(out_dir, name, info):
+    """public_ofi.txt / public_jit.txt / public_nnc.txt from the public
+    APIs; a failure is recorded in info as public_<which>_error."""
+    d = os.path.join(out_dir, name)
+
+    def attempt(which, produce):
+        path = os.path.join(d, "public_%s.txt" % which)
+        try:
+            text = produce()
+            with open(path, "w") as f:
+                f.write(text)
+            info.pop("public_%s_error" % which, None)
+        except Exception as e:
+            if os.path.exists(path):
+                os.remove(path)
+            info["public_%s_error" % which] = error_text(e)
+
+    def ofi():
+        m, _, _ = fresh(out_dir, name)
+        return str(torch.jit.optimize_for_inference(torch.jit.freeze(m)).graph)
+
+    def executed(flags):
+        def produce():
+            m, inputs, _ = fresh(out_dir, name)
+            if flags:
+                with NncFlags():
+                    timed_calls(m, inputs)
+            else:
+                timed_calls(m, inputs)
+            return str(torch.jit.last_executed_optimized_graph())
+        return produce
+
+    attempt("ofi", ofi)
+    attempt("jit", executed(False))
+    attempt("nnc", executed(True))
+    write_json(os.path.join(d, "info.json"), info)
+
+
+# ---------------------------------------------------------------------------
+# main
+# ---------------------------------------------------------------------------
+
+def main(argv):
+    flags = {a for a in argv if a.startswith("--")}
+    args = [a for a in argv if not a.startswith("--")]
+    known = {"--list", "--list-ci", "--measure", "--public-graphs", "--help"}
+    if flags - known or "--help" in flags:
+        print(__doc__)
+        return 0 if "--help" in flags else 2
+    if "--list" in flags:
+        print("\n".join(REGISTRY))
+        return 0
+    if "--list-ci" in flags:
+        print("\n".join(CI_MODELS))
+        return 0
+    if not args:
+        print(__doc__)
+        return 2
+    out_dir, names = args[0], args[1:] or list(REGISTRY)
+    unknown = [n for n in names if n not in REGISTRY]
+    if unknown:
+        print("unknown model(s): %s (see --list)" % ", ".join(unknown))
+        return 2
+    os.makedirs(out_dir, exist_ok=True)
+
+    t_all = time.time()
+    infos = []
+    for name in names:
+        infos.append(write_model(out_dir, name))
+    print("wrote %d models in %.1fs" % (len(infos), time.time() - t_all))
+
+    if "--public-graphs" in flags:
+        t = time.time()
+        for info in infos:
+            write_public_graphs(out_dir, info["name"], info)
+            errs = [k for k in info if k.startswith("public_")]
+            print("  public graphs %-28s %s" % (
+                info["name"], ", ".join(errs) if errs else "ok"))
+        print("public graphs in %.1fs" % (time.time() - t))
+
+    write_json(os.path.join(out_dir, "MANIFEST.json"), infos)
+
+    if "--measure" in flags:
+        t = time.time()
+        results = []
+        print("%-28s %-24s %-26s %-4s %-26s" % (
+            "model", "script ms (1st,2nd,3rd)", "nnc ms (1st,2nd,3rd)",
+            "grps", "ofi ms (1st,2nd,3rd)"))
+        for info in infos:
+            r = measure(out_dir, info["name"])
+            results.append(r)
+
+            def fmt(key, ok):
+                if key not in r:
+                    return "ERR"
+                return "%s%s" % (",".join("%.1f" % v for v in r[key]),
+                                 "" if r.get(ok, True) else " MISMATCH")
+            print("%-28s %-24s %-26s %-4s %-26s" % (
+                r["name"], fmt("script_ms", "script_matches"),
+                fmt("nnc_ms", "nnc_matches"),
+                r.get("nnc_fusion_groups", "-"),
+                fmt("ofi_ms", "ofi_matches")))
+            for k in ("nnc_error", "ofi_error"):
+                if k in r:
+                    print("    %s: %s" % (k, r[k]))
+        write_json(os.path.join(out_dir, "MEASURE.json"), results)
+        print("measured in %.1fs" % (time.time() - t))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,241 @@
+#!/usr/bin/python3
+"""Run tsrepro over the real-model corpus, as a new user would, and check each step.
+
+    /usr/bin/python3 tests/corpus/run_corpus.py --tsrepro build/tsrepro \\
+        --corpus CORPUS_DIR --work WORK_DIR [NAME ...] [--table OUT.md]
+
+CORPUS_DIR is what tests/corpus/make_corpus.py wrote (NAME/model.pt,
+NAME/inputs.pt); no NAME means every model in CORPUS_DIR/MANIFEST.json. For
+each model:
+
+  1. `tsrepro import model.pt --inputs inputs.pt`: must succeed;
+  2. `tsrepro run --backend B --json` for B in jit, nnc, ofi: must say `pass`,
+     except where EXPECTED_FAILURES records a real libtorch bug the model was
+     made to show;
+  3. the graph each backend executed (`tsrepro run --explain-backend`) must hold the same
+     operators, in the same order, as the graph the public API optimizes for the original
+     module (tests/corpus/public_graph.py), modulo value names and the nodes that only say how
+     the module's state is read (constants, prim::GetAttr) or guarded (type checks);
+  4. `tsrepro minify --backend inject:runtime-error@OP`, OP being the operator
+     of the compute node nearest the middle of the graph (among operators
+     that occur once, when there are such): a torchvision model must end in
+     at most 3 nodes (a fault inside a loop body keeps the loop: no pass
+     takes a node out of its block yet);
+  5. the minified repro.py, run by /usr/bin/python3, must reproduce (exit 1).
+
+It prints one table row per model (the closing-note table of issue 11) and
+exits 1 when any check failed, naming the model and the step.
+"""
+
+import argparse
+import collections
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+BACKENDS = ["jit", "nnc", "ofi"]
+MAX_MINIFIED_NODES = 3
+
+# Failures that are the point of a model: real bugs of libtorch 1.13 that tsrepro must show.
+EXPECTED_FAILURES = {
+    # optimize_for_inference: prim::MKLDNNClamp_ after an MKLDNN convolution writes into a
+    # resized buffer; negative values get through the clamp (wrong numbers, no error).
+    ("construct_mkldnn_clamp", "ofi"): "accuracy",
+}
+
+# A compute node that makes a tensor: "  %x.3 : Tensor = aten::relu(...)". Faults go on such nodes,
+# where a real backend bug sits; an int comparison inside a never-taken shape check is not one.
+NODE_LINE = re.compile(r"^\s+%[^ ]+ : Tensor = (aten::[A-Za-z0-9_]+)")
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+GRAPH_NODE = re.compile(r"(?:^|= )([a-z_]+::[A-Za-z0-9_]+)[\[(]")
+# Nodes that differ between a module and tsrepro's standalone graph of it without changing what
+# runs: how parameters are read (prim::GetAttr on the module, a graph input in the case) and how
+# the profiling executor guards the inputs it specialized on (one more guard per lifted input).
+NOT_COMPARED = {"prim::Constant", "prim::GetAttr", "prim::TypeCheck", "prim::RequiresGradCheck",
+                "prim::profile", "prim::BailOut", "prim::Guard"}
+
+
+# The backends whose executed graph is compared with the public API's. jit and nnc are not yet:
+# the module's executor keeps `if self.training` branches (its attributes are not constants, the
+# case's are), and those split NNC's fusion regions differently.
+PUBLIC_GRAPH_BACKENDS = {"ofi"}
+
+
+def operators(graph_text):
+    """The operators of an IR dump in order (fusion groups' bodies included), as compared."""
+    kinds = []
+    for line in graph_text.splitlines():
+        kinds += [k for k in GRAPH_NODE.findall(line.strip()) if k not in NOT_COMPARED]
+    return kinds
+
+
+def first_difference(a, b):
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"operator {i}: {x} (tsrepro) vs {y} (PyTorch)"
+    return f"{len(a)} operators (tsrepro) vs {len(b)} (PyTorch)"
+
+
+def run(command, timeout):
+    started = time.monotonic()
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    return done, time.monotonic() - started
+
+
+def last_line(text):
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def middle_operator(graph_ir):
+    """The operator of a tensor-making node in the middle third of the graph, nearest its middle,
+    preferring one that occurs once (the injected fault then has one place to be); else the
+    operator of the middle node itself."""
+    ops = [m.group(1) for m in map(NODE_LINE.match, graph_ir.splitlines()) if m]
+    ops = [op for op in ops if op.startswith("aten::")]
+    if not ops:
+        return None
+    counts = collections.Counter(ops)
+    middle = len(ops) // 2
+    for i in sorted(range(len(ops) // 3, max(2 * len(ops) // 3, 1)), key=lambda i: abs(i - middle)):
+        if counts[ops[i]] == 1:
+            return ops[i]
+    return ops[middle]
+
+
+class ModelRun:
+    def __init__(self, args, name):
+        self.args = args
+        self.name = name
+        self.row = {"model": name, "nodes": None, "import": "no", "op": None,
+                    "queries": None, "minify_s": None, "final_nodes": None, "repro": None}
+        self.failures = []
+        with open(os.path.join(args.corpus, name, "info.json")) as f:
+            self.family = json.load(f)["family"]
+
+    def fail(self, step, why):
+        self.failures.append(f"{self.name}: {step}: {why}")
+
+    def go(self):
+        model_dir = os.path.join(self.args.corpus, self.name)
+        case_dir = os.path.join(self.args.work, self.name, "case")
+        shutil.rmtree(os.path.join(self.args.work, self.name), ignore_errors=True)
+        os.makedirs(os.path.join(self.args.work, self.name))
+        done, seconds = run([self.args.tsrepro, "import", os.path.join(model_dir, "model.pt"), "--inputs",
+                             os.path.join(model_dir, "inputs.pt"), "-o", case_dir], self.args.timeout)
+        self.row["import_s"] = round(seconds, 1)
+        if done.returncode != 0:
+            self.row["import"] = last_line(done.stderr)
+            return self.fail("import", last_line(done.stderr))
+        self.row["import"] = "yes"
+        with open(os.path.join(case_dir, "case.json")) as f:
+            self.row["nodes"] = json.load(f)["compute_nodes"]
+        for backend in self.args.backends:
+            self.check_backend(case_dir, backend)
+        if not self.args.no_minify:
+            with open(os.path.join(case_dir, "graph.ir")) as f:
+                self.minify(case_dir, middle_operator(f.read()))
+
+    def check_backend(self, case_dir, backend):
+        done, _ = run([self.args.tsrepro, "run", case_dir, "--backend", backend, "--json", "--explain-backend"],
+                      self.args.timeout)
+        try:
+            verdict = json.loads(done.stdout)
+            status = verdict["status"]
+        except (ValueError, KeyError):
+            status, verdict = "error", {"message": last_line(done.stderr)}
+        self.row[backend] = status
+        wanted = EXPECTED_FAILURES.get((self.name, backend), "pass")
+        if status != wanted:
+            self.fail(f"run --backend {backend}", f"{status}, expected {wanted}: {verdict.get('message', '')[:300]}")
+        if not self.args.no_public_graphs and backend in PUBLIC_GRAPH_BACKENDS:
+            self.check_public_graph(case_dir, backend, verdict.get("backend_graph", ""))
+
+    def check_public_graph(self, case_dir, backend, ours):
+        model_dir = os.path.join(self.args.corpus, self.name)
+        done, _ = run([sys.executable, os.path.join(HERE, "public_graph.py"), os.path.join(model_dir, "model.pt"),
+                       os.path.join(model_dir, "inputs.pt"), backend], self.args.timeout)
+        if done.returncode != 0:
+            self.row[backend] += " (no public graph)"
+            return self.fail(f"public {backend} graph", last_line(done.stderr))
+        mine, theirs = operators(ours), operators(done.stdout)
+        if mine != theirs:
+            self.row[backend] += " (graph differs)"
+            self.fail(f"{backend} graph vs the public API's", first_difference(mine, theirs))
+
+    def minify(self, case_dir, op):
+        self.row["op"] = op
+        if op is None:
+            return self.fail("minify", "no aten operator in the graph")
+        out = os.path.join(self.args.work, self.name, "minify")
+        done, seconds = run([self.args.tsrepro, "minify", case_dir, "--backend", f"inject:runtime-error@{op}",
+                             "-o", out, "--json", "-j", "2"], self.args.timeout)
+        self.row["minify_s"] = round(seconds, 1)
+        if done.returncode != 0:
+            return self.fail("minify", last_line(done.stderr))
+        summary = json.loads(done.stdout)
+        self.row["queries"] = summary["queries"]
+        self.row["final_nodes"] = summary["final_nodes"]
+        if self.family == "torchvision" and summary["final_nodes"] > MAX_MINIFIED_NODES:
+            self.fail("minify", f"{summary['final_nodes']} nodes left, at most {MAX_MINIFIED_NODES} wanted")
+        repro = subprocess.run([sys.executable, os.path.join(out, "minified", "repro.py")],
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=self.args.timeout)
+        self.row["repro"] = "reproduces" if repro.returncode == 1 else f"exit {repro.returncode}"
+        if repro.returncode != 1:
+            self.fail("repro.py", f"exit {repro.returncode}: {last_line(repro.stdout)}")
+
+
+def table(rows, backends):
+    head = ["model", "nodes", "import"] + backends + ["fault at", "queries", "minify s", "final nodes", "repro.py"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        cells = [r["model"], r["nodes"], r["import"]] + [r.get(b) for b in backends] + [
+            f"`{r['op']}`" if r["op"] else None, r["queries"], r["minify_s"], r["final_nodes"], r["repro"]]
+        lines.append("| " + " | ".join("" if c is None else str(c) for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("names", nargs="*")
+    parser.add_argument("--tsrepro", required=True)
+    parser.add_argument("--corpus", required=True)
+    parser.add_argument("--work", required=True)
+    parser.add_argument("--backends", default=",".join(BACKENDS))
+    parser.add_argument("--no-minify", action="store_true")
+    parser.add_argument("--no-public-graphs", action="store_true", help="skip step 3")
+    parser.add_argument("--timeout", type=float, default=900)
+    parser.add_argument("--table", help="also write the table (markdown) here")
+    args = parser.parse_args()
+    args.backends = [b for b in args.backends.split(",") if b]
+    names = args.names
+    if not names:
+        with open(os.path.join(args.corpus, "MANIFEST.json")) as f:
+            names = [m["name"] for m in json.load(f)]
+
+    rows, failures = [], []
+    for name in names:
+        model = ModelRun(args, name)
+        model.go()
+        rows.append(model.row)
+        failures += model.failures
+        print(table([model.row], args.backends).splitlines()[-1], flush=True)
+    text = table(rows, args.backends)
+    print(text)
+    if args.table:
+        with open(args.table, "w") as f:
+            f.write(text + "\n")
+    for failure in failures:
+        print("FAILED", failure)
+    print(f"{len(names) - len({f.split(':')[0] for f in failures})} passed, {len({f.split(':')[0] for f in failures})} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
