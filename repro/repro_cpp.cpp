@@ -422,7 +422,8 @@ torch::jit::Module module_of_graph(const Graph& original, const Values& values, 
   for (size_t i = lifted.size(); i-- > 0;) {
     if (!lifted[i]) continue;
     const std::string name = "lifted_" + std::to_string(i);
-    module.register_buffer(name, values.at(i).toTensor());
+    if (values.at(i).isTensor()) module.register_buffer(name, values.at(i).toTensor());
+    else module.register_attribute(name, graph->inputs()[i + 1]->type(), values.at(i));  // a scalar attribute
     graph->inputs()[i + 1]->replaceAllUsesWith(graph->insertGetAttr(self, name));
     graph->eraseInput(i + 1);
   }
@@ -1500,6 +1501,7 @@ std::optional<std::string> scalar_value(const InputSpec& spec) {
     if (spec.kind == "int" && v.is_number()) return int64_literal(v.get<int64_t>());
     if (spec.kind == "float" && v.is_number()) return cpp_double_literal(v.get<double>());
     if (spec.kind == "bool" && v.is_boolean()) return std::string(v.get<bool>() ? "true" : "false");
+    if (spec.kind == "str" && v.is_string()) return "std::string(" + cpp_string_literal(v.get<std::string>()) + ")";
     if (spec.kind == "int[]" && v.is_array()) {
       std::string list;
       for (const nlohmann::json& item : v) list += (list.empty() ? "" : ", ") + int64_literal(item.get<int64_t>());

@@ -89,7 +89,7 @@ def load_saved_inputs(path):
 def fake_input(spec, seed, index):
     """The value tsrepro's runner makes for a spec: tensor i from a generator seeded with seed + i."""
     kind = spec["kind"]
-    scalar_types = {"int": int, "float": float, "bool": bool, "int[]": list}
+    scalar_types = {"int": int, "float": float, "bool": bool, "int[]": list, "str": str}
     if kind in scalar_types:
         return scalar_types[kind](spec["value"])
     if kind == "none":
@@ -1146,7 +1146,10 @@ std::string case_module_block(const Case& c) {
          "    def __init__(self, lifted):\n"
          "        super().__init__()\n"
          "        for name, value in lifted.items():\n"
-         "            self.register_buffer(name, value)\n\n"
+         "            if isinstance(value, torch.Tensor):\n"
+         "                self.register_buffer(name, value)\n"
+         "            else:  # a scalar attribute (training, eps, ...): scripting infers its type\n"
+         "                setattr(self, name, value)\n\n"
          "    def forward(self" + parameters + "):\n"
          "        return CASE_GRAPH(" + arguments + ")\n";
 }

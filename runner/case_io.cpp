@@ -134,6 +134,9 @@ InputSpec spec_from_value(const std::string& name, const c10::IValue& value) {
     spec.value = value.toBool();
   } else if (value.isNone()) {
     spec.kind = "none";
+  } else if (value.isString()) {
+    spec.kind = "str";
+    spec.value = value.toStringRef();
   } else if (value.isIntList()) {
     spec.kind = "int[]";
     spec.value = value.toIntVector();

@@ -26,6 +26,9 @@ using torch::jit::Graph;
 using torch::jit::Node;
 using torch::jit::Value;
 
+// Detached: parameters are inputs of a forward run here; --backward asks for gradients itself.
+c10::IValue detached(const c10::IValue& value) { return value.isTensor() ? c10::IValue(value.toTensor().detach()) : value; }
+
 bool looks_like_zip(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   char magic[4] = {};
@@ -38,13 +41,6 @@ std::string read_text(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
-}
-
-void collect_nodes_of_kind(Block* block, c10::Symbol kind, std::vector<Node*>& out) {
-  for (Node* node : block->nodes()) {
-    if (node->kind() == kind) out.push_back(node);
-    for (Block* inner : node->blocks()) collect_nodes_of_kind(inner, kind, out);
-  }
 }
 
 struct ImportedGraph {
@@ -223,8 +219,7 @@ std::vector<InputSpec> parse_input_spec(const std::string& text) {
 }
 
 void lift_tensor_constants(Case& c) {
-  std::vector<Node*> constants;
-  collect_nodes_of_kind(c.graph->block(), c10::prim::Constant, constants);
+  const std::vector<Node*> constants = nodes_of_kind(c.graph->block(), c10::prim::Constant);
   for (Node* node : constants) {
     if (!node->output()->type()->isSubtypeOf(*c10::TensorType::get())) continue;
     at::Tensor value = torch::jit::toIValue(node->output())->toTensor();
@@ -253,7 +248,7 @@ ModuleGraph module_graph(const torch::jit::Module& module, const std::string& me
     spec.lifted = true;
     spec.lifted_from = imported.lifted[i].from;
     lifted.inputs.push_back(spec);
-    lifted.values->push_back(imported.lifted[i].value.toTensor().detach());
+    lifted.values->push_back(detached(imported.lifted[i].value));
   }
   lift_tensor_constants(lifted);
   out.trailing_specs = std::move(lifted.inputs);
@@ -296,8 +291,7 @@ Case import_case(const ImportOptions& o) {
     spec.lifted = true;
     spec.lifted_from = imported.lifted[i].from;
     c.inputs.push_back(spec);
-    // Detached: parameters are inputs of a forward run here; --backward asks for gradients itself.
-    if (c.values) c.values->push_back(imported.lifted[i].value.toTensor().detach());
+    if (c.values) c.values->push_back(detached(imported.lifted[i].value));
   }
   lift_tensor_constants(c);
 

@@ -35,6 +35,7 @@ c10::IValue scalar_from_spec(const InputSpec& spec) {
   if (spec.kind == "bool") return spec.value.get<bool>();
   if (spec.kind == "none") return c10::IValue();
   if (spec.kind == "int[]") return spec.value.get<std::vector<int64_t>>();
+  if (spec.kind == "str") return spec.value.get<std::string>();
   throw UserError("input '" + spec.name + "': cannot make a fake value of kind '" + spec.kind +
                   (spec.dtype.empty() ? "" : " (" + spec.dtype + ")") + "'; use real inputs");
 }

@@ -23,13 +23,6 @@ using torch::jit::Node;
 using torch::jit::Value;
 using ObjectPtr = c10::intrusive_ptr<c10::ivalue::Object>;
 
-void collect_nodes_of_kind(Block* block, c10::Symbol kind, std::vector<Node*>& out) {
-  for (Node* node : block->nodes()) {
-    if (node->kind() == kind) out.push_back(node);
-    for (Block* inner : node->blocks()) collect_nodes_of_kind(inner, kind, out);
-  }
-}
-
 // "self.layer1.conv.weight" -> "layer1_conv_weight": a name parseIR accepts as a value name.
 std::string input_name_for_path(const std::string& path) {
   std::string name = path.rfind("self.", 0) == 0 ? path.substr(5) : path;
@@ -54,6 +47,12 @@ bool holds_tensor(const c10::IValue& value) {
     for (const c10::IValue& item : value.toListRef())
       if (holds_tensor(item)) return true;
   return false;
+}
+
+// Attribute values a case input can hold and describe (InputSpec kinds int, float, bool, str,
+// none, int[]).
+bool is_liftable_scalar(const c10::IValue& value) {
+  return value.isBool() || value.isInt() || value.isDouble() || value.isString() || value.isNone() || value.isIntList();
 }
 
 class ModuleLifter {
@@ -94,8 +93,7 @@ class ModuleLifter {
   void inline_calls_on_known_objects() {
     for (bool inlined = true; inlined;) {
       inlined = false;
-      std::vector<Node*> calls;
-      collect_nodes_of_kind(graph_->block(), c10::prim::CallMethod, calls);
+      const std::vector<Node*> calls = nodes_of_kind(graph_->block(), c10::prim::CallMethod);
       for (Node* call : calls) {
         auto object = object_of(call->input(0));
         if (!object) continue;
@@ -110,8 +108,7 @@ class ModuleLifter {
   }
 
   void replace_attribute_reads() {
-    std::vector<Node*> reads;
-    collect_nodes_of_kind(graph_->block(), c10::prim::GetAttr, reads);
+    const std::vector<Node*> reads = nodes_of_kind(graph_->block(), c10::prim::GetAttr);
     for (Node* read : reads) {
       auto owner = object_of(read->input());
       if (!owner)
@@ -142,11 +139,26 @@ class ModuleLifter {
       for (size_t i = 0; i < elements.size(); ++i) items.push_back(value_for(elements[i], path + "." + std::to_string(i), read));
       return graph_->insertNode(graph_->createTuple(items))->output();
     }
+    if (is_liftable_scalar(attribute)) return input_for_scalar(attribute, path, read->output()->type());
     auto constant = torch::jit::tryInsertConstant(*graph_, attribute);
     if (!constant)
       throw UserError(origin_ + ": " + describe_node(read) + ": attribute " + path + " of type " +
                       attribute.type()->repr_str() + " cannot become a constant or a graph input");
     return *constant;
+  }
+
+  // One input per attribute path. A module's executor reads `self.training` or `self.eps` with
+  // prim::GetAttr, which no pass folds: as inputs they stay just as opaque (`if self.training`
+  // branches stay, and split fusion regions where the program's do). A freezing backend folds
+  // them, like the tensors; the minifier's consolidate-inputs makes them constants if it can.
+  Value* input_for_scalar(const c10::IValue& value, const std::string& path, const c10::TypePtr& type) {
+    auto known = inputs_by_path_.find(path);
+    if (known != inputs_by_path_.end()) return known->second;
+    Value* input = graph_->addInput(input_name_for_path(path));
+    input->setType(type);
+    inputs_by_path_[path] = input;
+    lifted_.push_back({value, path});
+    return input;
   }
 
   // One input per distinct tensor: tied weights stay tied.
@@ -183,6 +195,7 @@ class ModuleLifter {
   Value* self_;
   std::string origin_;
   std::unordered_map<const c10::TensorImpl*, Value*> inputs_by_impl_;
+  std::unordered_map<std::string, Value*> inputs_by_path_;
   std::vector<LiftedInput> lifted_;
 };
 
@@ -208,6 +221,16 @@ std::optional<std::string> own_location(const Node* node) {
 }
 
 }  // namespace
+
+std::vector<Node*> nodes_of_kind(Block* block, c10::Symbol kind) {
+  std::vector<Node*> found;
+  for (Node* node : block->nodes()) {
+    if (node->kind() == kind) found.push_back(node);
+    for (Block* inner : node->blocks())
+      for (Node* nested : nodes_of_kind(inner, kind)) found.push_back(nested);
+  }
+  return found;
+}
 
 std::string describe_node(const Node* node) {
   std::string text = "'" + std::string(node->kind().toQualString()) + "'";

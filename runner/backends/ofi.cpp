@@ -51,7 +51,8 @@ class FrozenGraph : public PreparedGraph {
 };
 
 // The case's graph as the forward of a fresh module in eval mode: lifted inputs become buffers
-// holding this run's values, read through prim::GetAttr; several outputs become one tuple.
+// (tensors) or attributes (scalars such as `training`) holding this run's values, read through
+// prim::GetAttr; several outputs become one tuple.
 torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c10::IValue>& values, bool& packed) {
   torch::jit::Module module(c10::QualifiedName("__torch__.tsrepro.CaseModule"));
   module.register_attribute("training", c10::BoolType::get(), false);
@@ -69,7 +70,8 @@ torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c
   for (size_t i = input.lifted.size(); i-- > 0;) {
     if (!input.lifted[i]) continue;
     const std::string name = "lifted_" + std::to_string(i);
-    module.register_buffer(name, values.at(i).toTensor());
+    if (values.at(i).isTensor()) module.register_buffer(name, values.at(i).toTensor());
+    else module.register_attribute(name, graph->inputs()[i + 1]->type(), values.at(i));  // a scalar attribute
     graph->inputs()[i + 1]->replaceAllUsesWith(graph->insertGetAttr(self, name));
     graph->eraseInput(i + 1);
   }
