@@ -93,8 +93,13 @@ def first_difference(a, b):
 
 
 def run(command, timeout):
+    """The finished process and its seconds; one that outlives `timeout` is killed and reported
+    as exit 124 with a one-line reason, like timeout(1)."""
     started = time.monotonic()
-    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    try:
+        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        done = subprocess.CompletedProcess(command, 124, "", f"timed out after {timeout:.0f} s")
     return done, time.monotonic() - started
 
 
@@ -174,10 +179,10 @@ class ModelRun:
         copy = os.path.join(self.args.work, self.name, f"{backend}-repro")
         shutil.copytree(case_dir, copy)
         run([self.args.tsrepro, "run", copy, "--backend", backend, "--save-repro"], self.args.timeout)
-        repro = subprocess.run([sys.executable, os.path.join(copy, "repro.py")], stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT, text=True, timeout=self.args.timeout)
+        repro, _ = run([sys.executable, os.path.join(copy, "repro.py")], self.args.timeout)
         if repro.returncode != 1:
-            self.fail(f"repro.py of the {backend} failure", f"exit {repro.returncode}: {last_line(repro.stdout)}")
+            self.fail(f"repro.py of the {backend} failure",
+                      f"exit {repro.returncode}: {last_line(repro.stdout + repro.stderr)}")
 
     def check_public_graph(self, case_dir, backend, ours):
         model_dir = os.path.join(self.args.corpus, self.name)
@@ -208,11 +213,10 @@ class ModelRun:
         self.row["final_nodes"] = summary["final_nodes"]
         if self.family == "torchvision" and summary["final_nodes"] > MAX_MINIFIED_NODES:
             self.fail("minify", f"{summary['final_nodes']} nodes left, at most {MAX_MINIFIED_NODES} wanted")
-        repro = subprocess.run([sys.executable, os.path.join(out, "minified", "repro.py")],
-                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=self.args.timeout)
+        repro, _ = run([sys.executable, os.path.join(out, "minified", "repro.py")], self.args.timeout)
         self.row["repro"] = "reproduces" if repro.returncode == 1 else f"exit {repro.returncode}"
         if repro.returncode != 1:
-            self.fail("repro.py", f"exit {repro.returncode}: {last_line(repro.stdout)}")
+            self.fail("repro.py", f"exit {repro.returncode}: {last_line(repro.stdout + repro.stderr)}")
 
 
 def table(rows, backends):
