@@ -66,11 +66,13 @@ void retype_block(Block* block, const std::string& origin) {
 
 // The interpreter pops aten::warn's stacklevel as if it were the message when the node has no
 // source file (libtorch 1.13, WARN instruction), which every graph read from IR text lacks:
-// "Expected String but got Int". The message alone is the same call with the default stacklevel.
-void drop_warn_stacklevels(Block* block) {
-  for (Node* node : block->nodes()) {
-    if (node->kind() == c10::aten::warn && node->inputs().size() == 2) node->removeInput(1);
-    for (Block* inner : node->blocks()) drop_warn_stacklevels(inner);
+// "Expected String but got Int". The one-argument form has no schema for alias analysis, so the
+// executor refuses it. A warning changes no value and raises nothing: it goes.
+void drop_warnings(Block* block) {
+  for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+    Node* node = *it++;
+    for (Block* inner : node->blocks()) drop_warnings(inner);
+    if (node->kind() == c10::aten::warn) node->destroy();
   }
 }
 
@@ -79,7 +81,7 @@ void drop_warn_stacklevels(Block* block) {
 void make_ir_representable(torch::jit::Graph& graph, const std::string& origin) {
   drop_unused_nominal_constants(graph.block());
   retype_block(graph.block(), origin);
-  drop_warn_stacklevels(graph.block());
+  drop_warnings(graph.block());
 }
 
 }  // namespace tsrepro

@@ -15,8 +15,8 @@ namespace tsrepro {
 //   __torch__.torch.nn.functional.layer_norm behind) and other unused class-typed constants;
 // - turns NamedTuple types (torchvision's GoogLeNetOutputs, ...) into plain tuples of the
 //   same elements: the interpreter indexes both alike;
-// - gives aten::warn its one-argument form (the interpreter misreads the two-argument one in a
-//   graph without source ranges);
+// - drops aten::warn (the interpreter misreads it in a graph without source ranges, and the
+//   executor refuses its one-argument form; a warning changes no value);
 // - throws UserError("<origin>: %v = 'kind' (file:line: source) has a value of type T, ...") for a
 //   value whose type IR text cannot express (a class, an interface, a function).
 void make_ir_representable(torch::jit::Graph& graph, const std::string& origin);

@@ -61,10 +61,11 @@ GRAPH_NODE = re.compile(r"(?:^|= )([a-z_]+::[A-Za-z0-9_]+)[\[(]")
 # A list of parameters (nn.LSTM's _flat_weights) is one prim::GetAttr in the module and a
 # prim::ListConstruct of lifted inputs in the case: lists are compared by what reads them. A
 # module reads a parameter anew at each use, a case has one input for it, so CSE merges repeated
-# metadata queries (prim::dtype, prim::device) of a parameter in the case only.
+# metadata queries (prim::dtype, prim::device) of a parameter in the case only. Import drops
+# aten::warn (runner/ir_representable.cpp says why).
 NOT_COMPARED = {"prim::Constant", "prim::GetAttr", "prim::TypeCheck", "prim::RequiresGradCheck",
                 "prim::profile", "prim::BailOut", "prim::Guard", "prim::ListConstruct", "prim::dtype",
-                "prim::device"}
+                "prim::device", "aten::warn"}
 
 
 PUBLIC_GRAPH_BACKENDS = {"jit", "nnc", "ofi"}
