@@ -140,6 +140,12 @@ std::optional<Case> truncated_after(const Case& state, size_t index) {
   if (last->outputs().empty()) return std::nullopt;
   while (!truncated.graph->outputs().empty()) truncated.graph->eraseOutput(0);
   for (Value* output : last->outputs()) truncated.graph->registerOutput(output);
+  // The suffix goes whole: dead-code elimination keeps nodes with side effects (real models
+  // hold a shape check that may raise every few nodes), and everything they read with them.
+  while (last->next() != truncated.graph->return_node()) {
+    Node* suffix_end = truncated.graph->return_node()->prev();
+    suffix_end->destroy();
+  }
   if (!normalize(truncated)) return std::nullopt;
   return truncated;
 }
