@@ -19,13 +19,13 @@ import torch
 
 def main(model_path, inputs_path, backend):
     inputs = torch.load(inputs_path)
-    module = torch.jit.load(model_path).eval()
+    module = torch.jit.load(model_path)  # in the mode it was saved in, as the program runs it
     torch._C._jit_set_te_must_use_llvm_cpu(False)  # a libtorch without LLVM: NNC's interpreter
     if backend == "nnc":
         torch._C._jit_set_texpr_fuser_enabled(True)
         torch._C._jit_override_can_fuse_on_cpu(True)
     elif backend == "ofi":
-        module = torch.jit.optimize_for_inference(torch.jit.freeze(module))
+        module = torch.jit.optimize_for_inference(torch.jit.freeze(module.eval()))
     elif backend != "jit":
         raise SystemExit("public_graph.py: unknown backend %r (jit, nnc, ofi)" % backend)
     with torch.no_grad():

@@ -5,8 +5,8 @@
         --corpus CORPUS_DIR --work WORK_DIR [NAME ...] [--table OUT.md]
 
 CORPUS_DIR is what tests/corpus/make_corpus.py wrote (NAME/model.pt,
-NAME/inputs.pt); no NAME means every model in CORPUS_DIR/MANIFEST.json. For
-each model:
+NAME/inputs.pt), or examples/models (its MANIFEST.json names each model's
+files); no NAME means every model in CORPUS_DIR/MANIFEST.json. For each model:
 
   1. `tsrepro import model.pt --inputs inputs.pt`: must succeed;
   2. `tsrepro run --backend B --json` for B in jit, nnc, ofi: must say `pass`,
@@ -126,25 +126,28 @@ def middle_operator(graph_ir):
 
 
 class ModelRun:
-    def __init__(self, args, name):
+    def __init__(self, args, entry):
+        """`entry`: the model's MANIFEST.json entry. make_corpus.py's keep NAME/model.pt and
+        NAME/inputs.pt; examples/models/MANIFEST.json names its files ("model", "inputs")."""
         self.args = args
+        name = entry["name"]
         self.name = name
+        self.model_path = os.path.join(args.corpus, entry.get("model", os.path.join(name, "model.pt")))
+        self.inputs_path = os.path.join(args.corpus, entry.get("inputs", os.path.join(name, "inputs.pt")))
+        self.family = entry.get("family", "example")
         self.row = {"model": name, "nodes": None, "import": "no", "op": None,
                     "queries": None, "minify_s": None, "final_nodes": None, "repro": None}
         self.failures = []
-        with open(os.path.join(args.corpus, name, "info.json")) as f:
-            self.family = json.load(f)["family"]
 
     def fail(self, step, why):
         self.failures.append(f"{self.name}: {step}: {why}")
 
     def go(self):
-        model_dir = os.path.join(self.args.corpus, self.name)
         case_dir = os.path.join(self.args.work, self.name, "case")
         shutil.rmtree(os.path.join(self.args.work, self.name), ignore_errors=True)
         os.makedirs(os.path.join(self.args.work, self.name))
-        done, seconds = run([self.args.tsrepro, "import", os.path.join(model_dir, "model.pt"), "--inputs",
-                             os.path.join(model_dir, "inputs.pt"), "-o", case_dir], self.args.timeout)
+        done, seconds = run([self.args.tsrepro, "import", self.model_path, "--inputs", self.inputs_path, "-o", case_dir],
+                            self.args.timeout)
         self.row["import_s"] = round(seconds, 1)
         if done.returncode != 0:
             self.row["import"] = last_line(done.stderr)
@@ -186,9 +189,10 @@ class ModelRun:
                       f"exit {repro.returncode}: {last_line(repro.stdout + repro.stderr)}")
 
     def check_public_graph(self, case_dir, backend, ours):
-        model_dir = os.path.join(self.args.corpus, self.name)
-        done, _ = run([sys.executable, os.path.join(HERE, "public_graph.py"), os.path.join(model_dir, "model.pt"),
-                       os.path.join(model_dir, "inputs.pt"), backend], self.args.timeout)
+        if not self.model_path.endswith(".pt"):
+            return  # IR text: there is no module for the public API to run
+        done, _ = run([sys.executable, os.path.join(HERE, "public_graph.py"), self.model_path, self.inputs_path, backend],
+                      self.args.timeout)
         if done.returncode != 0:
             self.row[backend] += " (no public graph)"
             return self.fail(f"public {backend} graph", last_line(done.stderr))
@@ -243,14 +247,16 @@ def main():
     parser.add_argument("--table", help="also write the table (markdown) here")
     args = parser.parse_args()
     args.backends = [b for b in args.backends.split(",") if b]
-    names = args.names
-    if not names:
-        with open(os.path.join(args.corpus, "MANIFEST.json")) as f:
-            names = [m["name"] for m in json.load(f)]
+    with open(os.path.join(args.corpus, "MANIFEST.json")) as f:
+        entries = {entry["name"]: entry for entry in json.load(f)}
+    unknown = [name for name in args.names if name not in entries]
+    if unknown:
+        raise SystemExit(f"run_corpus.py: not in {args.corpus}/MANIFEST.json: {', '.join(unknown)}")
+    names = args.names or list(entries)
 
     rows, failures = [], []
     for name in names:
-        model = ModelRun(args, name)
+        model = ModelRun(args, entries[name])
         model.go()
         rows.append(model.row)
         failures += model.failures
