@@ -412,6 +412,13 @@ Backend nnc_backend(const BackendOptions& options) {
 // ofi: torch.jit.optimize_for_inference(torch.jit.freeze(m.eval())) through their C++ equivalents,
 // m being the graph as a module in eval mode whose lifted parameters are buffers read with
 // prim::GetAttr; the frozen forward then runs in the profiling executor.
+// Freezing needs m.eval(): lifted `training` flags (named after their path, %bn1_training) are False.
+c10::IValue as_in_eval_mode(const torch::jit::Value* input, const c10::IValue& value) {
+  const std::string& name = input->debugName();
+  const bool training_flag = value.isBool() && name.size() >= 8 && name.compare(name.size() - 8, 8, "training") == 0;
+  return training_flag ? c10::IValue(false) : value;
+}
+
 torch::jit::Module module_of_graph(const Graph& original, const Values& values, const std::vector<bool>& lifted) {
   torch::jit::Module module(c10::QualifiedName("__torch__.tsrepro.CaseModule"));
   module.register_attribute("training", c10::BoolType::get(), false);
@@ -423,7 +430,7 @@ torch::jit::Module module_of_graph(const Graph& original, const Values& values, 
     if (!lifted[i]) continue;
     const std::string name = "lifted_" + std::to_string(i);
     if (values.at(i).isTensor()) module.register_buffer(name, values.at(i).toTensor());
-    else module.register_attribute(name, graph->inputs()[i + 1]->type(), values.at(i));  // a scalar attribute
+    else module.register_attribute(name, graph->inputs()[i + 1]->type(), as_in_eval_mode(graph->inputs()[i + 1], values.at(i)));
     graph->inputs()[i + 1]->replaceAllUsesWith(graph->insertGetAttr(self, name));
     graph->eraseInput(i + 1);
   }

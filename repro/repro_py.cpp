@@ -340,7 +340,11 @@ def prepare_ofi(graph, sample_inputs):
     if output_count(graph) != 1:  # a function returns one value: several outputs become a tuple
         packed.makeMultiOutputIntoTuple()
     CASE_GRAPH = torch._C._create_function_from_graph("case_graph", packed)
-    module = torch.jit.script(CaseModule({"lifted_%d" % i: sample_inputs[i] for i in lifted}).eval())
+    # m.eval() before freezing: the lifted `training` flags (named after their path, self.bn1.training
+    # -> bn1_training) are False.
+    module = torch.jit.script(CaseModule({"lifted_%d" % i: False if isinstance(sample_inputs[i], bool)
+                                          and INPUT_SPECS[i]["name"].endswith("training") else sample_inputs[i]
+                                          for i in lifted}).eval())
     frozen = torch.jit.freeze(module, optimize_numerics=option_enabled("numerics", True))
     if option_enabled("mkldnn", True):
         frozen = torch.jit.optimize_for_inference(frozen)

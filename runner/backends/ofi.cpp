@@ -50,6 +50,17 @@ class FrozenGraph : public PreparedGraph {
   bool packed_;
 };
 
+// Freezing needs m.eval(), which sets every submodule's `training` to False. A lifted attribute
+// is named after its path (self.bn1.training -> %bn1_training): those flags are the ones eval()
+// would clear.
+c10::IValue as_in_eval_mode(const Value* input, const c10::IValue& value) {
+  const std::string& name = input->debugName();
+  const std::string flag = "training";
+  const bool training_flag = value.isBool() && name.size() >= flag.size() &&
+                             name.compare(name.size() - flag.size(), flag.size(), flag) == 0;
+  return training_flag ? c10::IValue(false) : value;
+}
+
 // The case's graph as the forward of a fresh module in eval mode: lifted inputs become buffers
 // (tensors) or attributes (scalars such as `training`) holding this run's values, read through
 // prim::GetAttr; several outputs become one tuple.
@@ -71,7 +82,7 @@ torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c
     if (!input.lifted[i]) continue;
     const std::string name = "lifted_" + std::to_string(i);
     if (values.at(i).isTensor()) module.register_buffer(name, values.at(i).toTensor());
-    else module.register_attribute(name, graph->inputs()[i + 1]->type(), values.at(i));  // a scalar attribute
+    else module.register_attribute(name, graph->inputs()[i + 1]->type(), as_in_eval_mode(graph->inputs()[i + 1], values.at(i)));
     graph->inputs()[i + 1]->replaceAllUsesWith(graph->insertGetAttr(self, name));
     graph->eraseInput(i + 1);
   }

@@ -46,6 +46,9 @@ EXPECTED_FAILURES = {
     # optimize_for_inference: prim::MKLDNNClamp_ after an MKLDNN convolution writes into a
     # resized buffer; negative values get through the clamp (wrong numbers, no error).
     ("construct_mkldnn_clamp", "ofi"): "accuracy",
+    # A training-mode program: ofi freezes m.eval() as users must, and eval-mode batch norm gives
+    # other numbers than the training-mode reference.
+    ("conv_bn_train_scripted", "ofi"): "accuracy",
 }
 
 # A compute node that makes a tensor: "  %x.3 : Tensor = aten::relu(...)". Faults go on such nodes,
