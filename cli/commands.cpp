@@ -3,7 +3,6 @@
 #include <filesystem>
 #include <iostream>
 
-#include <torch/cuda.h>
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
@@ -16,21 +15,11 @@ namespace fs = std::filesystem;
 
 namespace tsrepro::cli {
 
-BackendOptions parse_backend_opts(const std::vector<std::string>& pairs) {
-  BackendOptions options;
-  for (const std::string& pair : pairs) {
-    const auto eq = pair.find('=');
-    if (eq == std::string::npos || eq == 0) throw UserError("--backend-opt " + pair + ": write key=value");
-    options[pair.substr(0, eq)] = pair.substr(eq + 1);
-  }
-  return options;
-}
-
-void check_device(const std::string& device) {
-  if (device == "cpu") return;
-  if (device != "cuda") throw UserError("--device " + device + ": expected cpu or cuda");
-  if (!torch::cuda::is_available())
-    throw UserError("--device cuda: this libtorch has no CUDA support or sees no GPU; use --device cpu");
+RunSpec EvaluationCliOptions::validated_run_spec() const {
+  RunSpec spec = run;
+  spec.backend_options = parse_backend_options(backend_opts);
+  spec.validate();
+  return spec;
 }
 
 namespace {
@@ -52,9 +41,9 @@ void print_verdict(const Verdict& v, const RunOptions& o) {
       std::cout << "  " << d.path << "  " << d.dtype << "  max_abs " << d.max_abs << "  max_rel " << d.max_rel << "  "
                 << (d.ok ? "ok" : "FAIL") << (d.reason.empty() ? "" : "  " + d.reason) << "\n";
   }
-  std::cout << "ran:       " << o.ref << " vs " << o.backend << " on " << o.device << ", " << v.seconds << " s\n";
+  std::cout << "ran:       " << o.run.ref << " vs " << o.run.backend << " on " << o.run.device << ", " << v.seconds << " s\n";
   if (v.status == Status::Invalid) std::cout << "The reference itself fails on this case: nothing to compare.\n";
-  if (o.explain_backend && !v.backend_graph.empty()) std::cout << "\nexecuted graph (" << o.backend << "):\n" << v.backend_graph;
+  if (o.explain_backend && !v.backend_graph.empty()) std::cout << "\nexecuted graph (" << o.run.backend << "):\n" << v.backend_graph;
 }
 
 }  // namespace
@@ -76,18 +65,12 @@ namespace {
 
 // --save-repro: the failure goes into case.json and the reproducers beside it, all rewritten
 // atomically (the case directory is replaced as a whole).
-std::string save_repro(Case c, const Verdict& verdict, const BackendOptions& backend_options, const RunOptions& o) {
-  c.expected = ExpectedFailure{o.ref, o.backend, nlohmann::json(backend_options), status_name(verdict.status), verdict.signature};
+std::string save_repro(Case c, const Verdict& verdict, const RunSpec& run, const RunOptions& o) {
+  c.expected = ExpectedFailure{run.ref, run.backend, nlohmann::json(run.backend_options), status_name(verdict.status),
+                               verdict.signature};
   ReproSettings settings;
-  settings.ref = o.ref;
-  settings.backend = o.backend;
-  settings.backend_options = backend_options;
-  settings.device = o.device;
-  settings.compare = o.compare;
-  settings.backward = o.backward;
-  settings.fake_inputs = o.fake_inputs || !c.values;
-  settings.seed = o.seed;
-  settings.timeout_seconds = o.timeout;
+  settings.run = run;
+  settings.run.fake_inputs = run.fake_inputs || !c.values;
   settings.expected_kind = status_name(verdict.status);
   settings.expected_signature = verdict.signature;
   settings.command_line = o.command_line;
@@ -102,33 +85,22 @@ std::string save_repro(Case c, const Verdict& verdict, const BackendOptions& bac
 
 int run_command(const RunOptions& o) {
   const Case c = load_case(o.case_dir);
-  check_device(o.device);
-  const BackendOptions backend_options = parse_backend_opts(o.backend_opts);
-  make_backend(o.backend, backend_options);  // unknown backends and options fail here, before any worker
-  make_backend(o.ref, {});
-
   EvalRequest request;
+  request.run = o.validated_run_spec();  // unknown backends and options fail here, before any worker
   request.graph_ir = graph_to_ir(*c.graph);
   request.specs = c.inputs;
-  if (c.values && !o.fake_inputs) request.inputs_path = (fs::path(o.case_dir) / "inputs.pt").string();
-  request.seed = o.seed;
-  request.ref = o.ref;
-  request.backend = o.backend;
-  request.backend_options = backend_options;
-  request.device = o.device;
-  request.compare = o.compare;
-  request.backward = o.backward;
+  if (c.values && !o.run.fake_inputs) request.inputs_path = (fs::path(o.case_dir) / "inputs.pt").string();
   request.explain = o.explain_backend;
 
   RunnerProcess runner;
-  const Verdict verdict = runner.evaluate(request, o.timeout);
+  const Verdict verdict = runner.evaluate(request);
   std::string repro_py;
-  if (o.save_repro && verdict.failed()) repro_py = save_repro(c, verdict, backend_options, o);
+  if (o.save_repro && verdict.failed()) repro_py = save_repro(c, verdict, request.run, o);
   if (o.json) {
     nlohmann::json j = verdict_to_json(verdict);
     j["case"] = o.case_dir;
-    j["backend"] = o.backend;
-    j["ref"] = o.ref;
+    j["backend"] = o.run.backend;
+    j["ref"] = o.run.ref;
     if (!repro_py.empty()) j["repro_py"] = repro_py;
     std::cout << j.dump() << "\n";
   } else {

@@ -6,8 +6,7 @@
 #include <vector>
 
 #include "runner/import.h"
-#include "tsrepro/backend.h"
-#include "tsrepro/compare.h"
+#include "tsrepro/run_spec.h"
 
 namespace tsrepro::cli {
 
@@ -17,16 +16,12 @@ int import_command(const ImportOptions& options, const std::string& output_dir);
 // comparison). main.cpp registers these flags once for both.
 struct EvaluationCliOptions {
   std::string case_dir;
-  std::string backend;
-  std::string ref = "eager";
-  std::vector<std::string> backend_opts;  // key=value
-  std::string device = "cpu";
-  double timeout = 300;
-  bool fake_inputs = false;
-  uint64_t seed = 0;
-  bool backward = false;
-  CompareOptions compare;
-  std::string command_line;  // as typed, for the reproducers' headers
+  RunSpec run;                            // its backend_options come from backend_opts
+  std::vector<std::string> backend_opts;  // --backend-opt key=value, as typed
+  std::string command_line;               // as typed, for the reproducers' headers
+
+  // The RunSpec with the --backend-opt pairs parsed in, validated (UserError otherwise).
+  RunSpec validated_run_spec() const;
 };
 
 struct RunOptions : EvaluationCliOptions {
@@ -64,9 +59,5 @@ struct AfterCliOptions {
 // `tsrepro after`: one call of the case's graph through the TSREPRO_AFTER workflow, as the
 // environment asks (what the Python shim runs). Exit 1 when it reported a failure.
 int after_command(const AfterCliOptions& options);
-
-// Shared by the commands: --backend-opt key=value pairs and the --device check.
-BackendOptions parse_backend_opts(const std::vector<std::string>& pairs);
-void check_device(const std::string& device);
 
 }  // namespace tsrepro::cli

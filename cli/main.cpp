@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "runner/extension_libraries.h"
 #include "runner/zygote.h"
+#include "tsrepro/backend.h"
 #include "tsrepro/error.h"
 
 namespace {
@@ -50,15 +51,15 @@ EvaluationFlags add_evaluation_flags(CLI::App& cmd, tsrepro::cli::EvaluationCliO
                                      const std::string& fake_inputs_help) {
   EvaluationFlags flags;
   flags.case_dir = cmd.add_option("case", o.case_dir, "case directory (from tsrepro import)");
-  flags.backend = cmd.add_option("--backend", o.backend, "tested backend: eager, jit, nnc, ofi, inject:<fault>@<op>");
-  cmd.add_option("--ref", o.ref, "reference backend")->capture_default_str();
+  flags.backend = cmd.add_option("--backend", o.run.backend, "tested backend: " + tsrepro::known_backends_text());
+  cmd.add_option("--ref", o.run.ref, "reference backend")->capture_default_str();
   cmd.add_option("--backend-opt", o.backend_opts, "backend option key=value (repeatable)");
-  cmd.add_option("--device", o.device, "cpu or cuda")->capture_default_str();
-  cmd.add_option("--timeout", o.timeout, timeout_help)->capture_default_str()->check(CLI::PositiveNumber);
-  cmd.add_flag("--fake-inputs", o.fake_inputs, fake_inputs_help);
-  cmd.add_option("--seed", o.seed, "seed of the fake inputs")->capture_default_str();
-  cmd.add_flag("--backward", o.backward, "also compare input gradients of a scalar loss");
-  add_compare_flags(cmd, o.compare);
+  cmd.add_option("--device", o.run.device, "cpu or cuda")->capture_default_str();
+  cmd.add_option("--timeout", o.run.timeout_seconds, timeout_help)->capture_default_str()->check(CLI::PositiveNumber);
+  cmd.add_flag("--fake-inputs", o.run.fake_inputs, fake_inputs_help);
+  cmd.add_option("--seed", o.run.seed, "seed of the fake inputs")->capture_default_str();
+  cmd.add_flag("--backward", o.run.backward, "also compare input gradients of a scalar loss");
+  add_compare_flags(cmd, o.run.compare);
   return flags;
 }
 
@@ -151,7 +152,7 @@ int run_cli(int argc, char** argv) {
   minify_cmd->add_flag("--resume", minify.resume, "continue from the smallest checkpoint in the output directory");
   minify_cmd->add_flag("--skip-sanity", minify.skip_sanity, "do not run the original case first");
   minify_cmd->add_flag("--offload", minify.offload,
-                       "keep the reference values cut-nodes feeds in on disk (OUT/reference-values/), not in memory");
+                       "keep the reference values the cutting passes feed in on disk (a temporary directory), not in memory");
   minify_cmd->add_flag("--json", minify.json, "print the summary as one JSON object");
   minify_cmd->add_flag("--list-passes", list_passes, "list the reduction passes and exit");
   add_load_library_flag(*minify_cmd, libraries);
@@ -163,15 +164,22 @@ int run_cli(int argc, char** argv) {
       if (sub->get_name() == word) return true;
     return false;
   };
+  const auto command_names = [](CLI::App& parent) {
+    std::string names;
+    for (const CLI::App* sub : parent.get_subcommands([](CLI::App*) { return true; }))
+      names += (names.empty() ? "" : ", ") + sub->get_name();
+    return names;
+  };
   if (argc > 1 && argv[1][0] != '-' && !is_subcommand(argv[1])) {
-    std::cerr << "tsrepro: error: unknown command '" << argv[1] << "' (commands: import, run, minify; see tsrepro --help)\n";
+    std::cerr << "tsrepro: error: unknown command '" << argv[1] << "' (commands: " << command_names(app)
+              << "; see tsrepro --help)\n";
     return 2;
   }
   try {
     app.parse(argc, argv);
     if (*minify_cmd && !list_passes) {
       if (minify.case_dir.empty()) throw CLI::RequiredError("case");
-      if (minify.backend.empty()) throw CLI::RequiredError("--backend");
+      if (minify.run.backend.empty()) throw CLI::RequiredError("--backend");
       if (minify.output_dir.empty()) throw CLI::RequiredError("--output");
     }
   } catch (const CLI::ParseError& e) {

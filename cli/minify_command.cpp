@@ -11,7 +11,6 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
-#include <regex>
 #include <sstream>
 
 #include <spdlog/spdlog.h>
@@ -113,49 +112,35 @@ class ConsoleObserver : public MinifyObserver {
   bool line_shown_ = false;
 };
 
+// The flags as the engine's options, validated (UserError before any work).
 MinifyOptions engine_options(const MinifyCliOptions& o) {
   MinifyOptions m;
-  m.ref = o.ref;
-  m.backend = o.backend;
-  m.backend_options = parse_backend_opts(o.backend_opts);
-  m.device = o.device;
-  m.compare = o.compare;
-  m.backward = o.backward;
-  m.fake_inputs = o.fake_inputs;
-  m.seed = o.seed;
-  m.timeout_seconds = o.timeout;
+  m.run = o.run;
+  m.run.backend_options = parse_backend_options(o.backend_opts);
   m.jobs = o.jobs;
   m.passes = o.passes;
+  m.offload = o.offload;
   if (o.accuracy) m.interest = Interest::Accuracy;
   if (!o.check_str.empty()) {
     m.interest = Interest::CheckStr;
     m.check_str = o.check_str;
-    try {
-      std::regex check(o.check_str);
-    } catch (const std::regex_error& e) {
-      throw UserError("--check-str " + o.check_str + ": not a valid regex (" + e.what() + ")");
-    }
-  }
-  for (const std::string& name : o.passes) {
-    const auto& known = list_passes();
-    if (std::none_of(known.begin(), known.end(), [&](const PassInfo& p) { return p.name == name; }))
-      throw UserError("--passes: unknown pass '" + name + "' (see tsrepro minify --list-passes)");
   }
   if (!o.test_command.empty()) {
     m.interest = Interest::TestCommand;
     m.test_command = o.test_command;
   }
+  m.validate();
   return m;
 }
 
 // --skip-sanity: the failure to keep, without running the original. Recorded in case.json (a
 // checkpoint, a TSREPRO_AFTER dump), or not needed by the interest rule.
 ExpectedFailure failure_without_sanity_run(const Case& c, const MinifyCliOptions& o, const MinifyOptions& m) {
-  if (c.expected && c.expected->backend == m.backend) return *c.expected;
-  ExpectedFailure f{m.ref, m.backend, nlohmann::json(m.backend_options), "", ""};
+  if (c.expected && c.expected->backend == m.run.backend) return *c.expected;
+  ExpectedFailure f{m.run.ref, m.run.backend, nlohmann::json(m.run.backend_options), "", ""};
   if (m.interest == Interest::Accuracy) f.kind = "accuracy";
   if (m.interest == Interest::SameFailure)
-    throw UserError("--skip-sanity: " + o.case_dir + "/case.json records no failure under " + m.backend +
+    throw UserError("--skip-sanity: " + o.case_dir + "/case.json records no failure under " + m.run.backend +
                     " to keep; run once without --skip-sanity");
   return f;
 }
@@ -167,7 +152,8 @@ void print_not_failing(const NotFailingError& e, const MinifyCliOptions& o) {
     std::cout << j.dump() << "\n";
   }
   std::cerr << "tsrepro: nothing to minify: " << e.what() << "\n"
-            << "  ran:     " << o.ref << " vs " << o.backend << " on " << o.device << " (timeout " << o.timeout << " s)\n"
+            << "  ran:     " << o.run.ref << " vs " << o.run.backend << " on " << o.run.device << " (timeout "
+            << o.run.timeout_seconds << " s)\n"
             << "  verdict: " << status_name(v.status) << (v.signature.empty() ? "" : " " + v.signature) << "\n";
   if (!v.message.empty()) std::cerr << "  message: " << v.message.substr(0, v.message.find('\n')) << "\n";
 }
@@ -225,10 +211,7 @@ int list_passes_command() {
 }
 
 int minify_command(const MinifyCliOptions& o) {
-  check_device(o.device);
   MinifyOptions options = engine_options(o);
-  make_backend(o.backend, options.backend_options);  // unknown backends fail before any work
-  make_backend(o.ref, {});
   const Case original = load_case(o.case_dir);
 
   const fs::path out = fs::path(o.output_dir).lexically_normal();
@@ -242,24 +225,15 @@ int minify_command(const MinifyCliOptions& o) {
   EarlierProgress earlier;
   if (checkpoint) {
     start = load_case(*checkpoint);
-    if (!start.expected || start.expected->backend != o.backend || start.expected->ref != o.ref)
+    if (!start.expected || start.expected->backend != o.run.backend || start.expected->ref != o.run.ref)
       throw UserError(*checkpoint + ": was made by a minify with another backend or reference; resume with the same flags");
     earlier = progress_recorded_in(start);
     options.known_failure = *start.expected;
-    options.fake_inputs = false;  // a checkpoint's values are the ones to keep
+    options.run.fake_inputs = false;  // a checkpoint's values are the ones to keep
     spdlog::info("resuming from {}", *checkpoint);
   } else if (o.skip_sanity) {
     options.known_failure = failure_without_sanity_run(original, o, options);
   }
-
-  // Offloaded reference values live only as long as this run; a killed run's are swept here.
-  const std::string offload_root = out_dir + "/reference-values";
-  remove_tree(offload_root);
-  if (o.offload) options.offload_dir = offload_root;
-  struct SweepOnExit {
-    std::string path;
-    ~SweepOnExit() { remove_tree(path); }
-  } sweep{offload_root};
 
   CheckpointWriter writer(out_dir, repro_settings_for(options, o.command_line));
   ConsoleObserver observer(writer, o.json ? std::cerr : std::cout, earlier, checkpoint.has_value());

@@ -1,10 +1,14 @@
 // The reduction loop: passes to a fixpoint, then the 1-minimality check. The only place where
 // candidates become states.
 
+#include <filesystem>
+#include <regex>
+
 #include <spdlog/spdlog.h>
 #include <torch/script.h>
 
 #include "minifier/pass.h"
+#include "runner/file_util.h"
 #include "runner/inputs.h"
 #include "tsrepro/error.h"
 
@@ -65,6 +69,18 @@ std::optional<size_t> PassContext::try_candidates(std::vector<std::optional<Case
   return try_candidates_lazily(candidates.size(), [&](size_t i) { return std::move(candidates[i]); });
 }
 
+bool PassContext::try_all_halves_singles(const std::vector<size_t>& items, const SubsetMaker& make) {
+  std::vector<std::vector<size_t>> subsets = {items};
+  const size_t half = items.size() / 2;
+  if (items.size() >= 2) {
+    subsets.emplace_back(items.begin(), items.begin() + half);
+    subsets.emplace_back(items.begin() + half, items.end());
+  }
+  if (items.size() >= 3)  // (two items: the halves were the singles)
+    for (size_t item : items) subsets.push_back({item});
+  return try_candidates_lazily(subsets.size(), [&](size_t i) { return make(subsets[i]); }).has_value();
+}
+
 bool PassContext::is_interesting(const Case& candidate) { return first_interesting({candidate}).has_value(); }
 
 std::optional<size_t> PassContext::first_interesting(const std::vector<std::optional<Case>>& candidates) {
@@ -111,34 +127,73 @@ const std::vector<PassInfo>& list_passes() {
   return infos;
 }
 
+Verdict PredicateInterest::check_original(const Case& original) {
+  if (!predicate_(original)) throw NotFailingError("the predicate does not hold on the original case", Verdict{});
+  return Verdict{};
+}
+
+void MinifyOptions::validate() const {
+  run.validate();
+  for (const std::string& name : passes) {
+    const bool known = std::any_of(pass_table().begin(), pass_table().end(), [&](const PassEntry& e) { return e.name == name; });
+    if (!known) throw UserError("--passes: unknown pass '" + name + "' (see tsrepro minify --list-passes)");
+  }
+  if (interest == Interest::CheckStr) {
+    try {
+      std::regex check(check_str);
+    } catch (const std::regex_error& e) {
+      throw UserError("--check-str " + check_str + ": not a valid regex (" + e.what() + ")");
+    }
+  }
+}
+
 namespace {
 
 std::vector<const PassEntry*> selected_passes(const std::vector<std::string>& names) {
   std::vector<const PassEntry*> selected;
   for (const PassEntry& entry : pass_table())
     if (names.empty() || std::find(names.begin(), names.end(), entry.name) != names.end()) selected.push_back(&entry);
-  for (const std::string& name : names) {
-    const bool known = std::any_of(pass_table().begin(), pass_table().end(), [&](const PassEntry& e) { return e.name == name; });
-    if (!known) throw UserError("--passes: unknown pass '" + name + "' (see --list-passes)");
-  }
   return selected;
 }
 
-// The minifier works on concrete values from the start: the case's, or seeded fake ones.
-Case with_materialized_inputs(const Case& original, const MinifyOptions& options) {
+// The minifier works on concrete values from the start (the case's, or seeded fake ones), and
+// on a normalized graph: dead code and inputs nothing reads never reach a pass.
+Case initial_state(const Case& original, const MinifyOptions& options) {
   Case state = copy_case(original);
-  if (!state.values || options.fake_inputs) state.values = make_fake_inputs(state.inputs, options.seed);
-  return state;
+  if (!state.values || options.run.fake_inputs) state.values = make_fake_inputs(state.inputs, options.run.seed);
+  Case normalized = copy_case(state);
+  return normalize(normalized) ? normalized : state;
 }
+
+// --offload: a directory of this run's own, removed when the minify ends (normally or not).
+struct OffloadDirectory {
+  explicit OffloadDirectory(bool wanted) {
+    if (!wanted) return;
+    std::string pattern = (std::filesystem::temp_directory_path() / "tsrepro-reference-values-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw UserError(pattern + ": cannot create a directory for --offload");
+    path = pattern;
+  }
+  ~OffloadDirectory() {
+    if (!path.empty()) remove_tree(path);
+  }
+  std::string path;
+};
 
 }  // namespace
 
 MinifyResult minify(const Case& original, const MinifyOptions& options, MinifyObserver& observer) {
+  options.validate();
+  std::unique_ptr<InterestTest> interest = make_worker_interest(options);
+  return minify(original, options, *interest, observer);
+}
+
+MinifyResult minify(const Case& original, const MinifyOptions& options, InterestTest& interest, MinifyObserver& observer) {
   const std::vector<const PassEntry*> passes = selected_passes(options.passes);
-  Oracle oracle(options, observer);
+  const OffloadDirectory offload(options.offload);
+  Oracle oracle(interest, observer);
   MinifyResult result;
-  Case state = with_materialized_inputs(original, options);
-  result.original_nodes = count_compute_nodes(*state.graph);
+  Case state = initial_state(original, options);
+  result.original_nodes = count_compute_nodes(*original.graph);
   if (options.known_failure) {
     oracle.expect(*options.known_failure);
   } else {
@@ -147,7 +202,7 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, MinifyOb
   state.expected = oracle.expected();
   observer.on_start(state, result.original_verdict);
 
-  PassContext ctx(oracle, state, observer, result.steps, options.offload_dir);
+  PassContext ctx(oracle, state, observer, result.steps, offload.path);
   for (;;) {
     bool changed = false;
     for (const PassEntry* pass : passes) {
@@ -167,7 +222,7 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, MinifyOb
     if (changed) continue;
     ctx.begin_pass("one-minimal-check");
     try {
-      if (single_node_cuts_all_fail(ctx)) {
+      if (!single_node_cuts_pass(ctx)) {
         result.one_minimal = true;
         break;
       }

@@ -72,12 +72,16 @@ bool normalize(Case& c) {
   return true;
 }
 
+namespace {
+
 // Every value the nodes (and their blocks) read.
 void collect_values_read(Node* node, std::vector<Value*>& out) {
   for (Value* input : node->inputs()) out.push_back(input);
   for (torch::jit::Block* block : node->blocks())
     for (Node* inner : block->nodes()) collect_values_read(inner, out);
 }
+
+}  // namespace
 
 std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>& indices, const ReferenceValues& refs,
                                    CutMode mode) {

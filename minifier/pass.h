@@ -17,6 +17,7 @@ namespace tsrepro {
 
 class PassContext {
  public:
+  // `offload_dir`: where reference values go (one file each); empty: they stay in memory.
   PassContext(Oracle& oracle, Case& state, MinifyObserver& observer, std::vector<AcceptedStep>& steps,
               std::string offload_dir = "")
       : oracle_(oracle), state_(state), observer_(observer), steps_(steps), offload_dir_(std::move(offload_dir)) {}
@@ -31,6 +32,12 @@ class PassContext {
   using CandidateMaker = std::function<std::optional<Case>(size_t)>;
   std::optional<size_t> try_candidates_lazily(size_t count, const CandidateMaker& make);
   bool try_candidate(std::optional<Case> candidate) { return try_candidates({std::move(candidate)}).has_value(); }
+  // The schedule of edits that apply to any subset of `items` (outputs to drop, inputs to fold or
+  // halve): all of them at once, then each half, then each one alone; the first interesting
+  // candidate is accepted. `make` builds the candidate for one subset (nullopt: none). Returns
+  // true when one was accepted.
+  using SubsetMaker = std::function<std::optional<Case>(const std::vector<size_t>&)>;
+  bool try_all_halves_singles(const std::vector<size_t>& items, const SubsetMaker& make);
 
   // Tests without accepting (for searches that accept the best of several answers).
   bool is_interesting(const Case& candidate);
@@ -79,19 +86,14 @@ struct PassEntry {
 // The one table of passes (minifier/passes/registry.cpp), in the order the engine runs them.
 const std::vector<PassEntry>& pass_table();
 
-// The passes, one file each under minifier/passes/.
-bool localize_divergence_pass(PassContext& ctx);
-bool truncate_suffix_pass(PassContext& ctx);
-bool cut_ranges_pass(PassContext& ctx);
-bool cut_nodes_pass(PassContext& ctx);
-bool inline_blocks_pass(PassContext& ctx);
-bool remove_outputs_pass(PassContext& ctx);
-bool dce_pass(PassContext& ctx);
-bool remove_unused_inputs_pass(PassContext& ctx);
-bool consolidate_inputs_pass(PassContext& ctx);
-bool shrink_inputs_pass(PassContext& ctx);
+// The passes, one file each under minifier/passes/, declared from the table.
+#define TSREPRO_PASS(function, name, description) bool function(PassContext& ctx);
+#include "minifier/passes/passes.def"
+#undef TSREPRO_PASS
 
-// The end check: is every single remaining node needed? Accepts a cut if one is not.
-bool single_node_cuts_all_fail(PassContext& ctx);
+// The end check, run when no pass changes the state any more: can any single remaining node
+// become an input (fed its reference value) with the failure kept? Accepts the first such cut
+// and returns true; false means the state is 1-minimal.
+bool single_node_cuts_pass(PassContext& ctx);
 
 }  // namespace tsrepro

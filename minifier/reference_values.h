@@ -1,6 +1,6 @@
 #pragma once
-// The values a graph's nodes computed in the reference run, by debug name: what cut-nodes feeds
-// in where it turns nodes into inputs. Kept in memory, or (--offload) written to disk one file
+// The values a graph's nodes computed in the reference run, by debug name: what the cutting
+// passes (cut-ranges, cut-nodes, the 1-minimal check) feed in where they turn nodes into inputs. Kept in memory, or (--offload) written to disk one file
 // per value as the reference run produces them, so a 5000-node case never holds them all.
 
 #include <filesystem>

@@ -55,15 +55,8 @@ void remove_unfinished_writes(const std::string& dir) {
 
 ReproSettings repro_settings_for(const MinifyOptions& options, const std::string& command_line) {
   ReproSettings s;
-  s.ref = options.ref;
-  s.backend = options.backend;
-  s.backend_options = options.backend_options;
-  s.device = options.device;
-  s.compare = options.compare;
-  s.backward = options.backward;
-  s.fake_inputs = false;
-  s.seed = options.seed;
-  s.timeout_seconds = options.timeout_seconds;
+  s.run = options.run;
+  s.run.fake_inputs = false;
   s.command_line = command_line;
   return s;
 }

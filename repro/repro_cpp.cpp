@@ -1389,10 +1389,10 @@ std::string header_comment(const ReproSettings& s) {
   out << "// Reproducer for a TorchScript failure, written by tsrepro " << cpp_comment_text(TSREPRO_VERSION) << ".\n"
       << "//\n"
       << "//   expected:  " << cpp_comment_text(expected) << "\n"
-      << "//   backend:   " << cpp_comment_text(s.backend)
-      << (s.backend_options.empty() ? "" : " (" + cpp_comment_text(options_text(s.backend_options)) + ")") << "\n"
-      << "//   inputs:    " << (s.fake_inputs ? "fake, seed " + std::to_string(s.seed) : "real (inputs.pt)")
-      << ", device " << cpp_comment_text(s.device) << (s.backward ? ", with backward" : "") << "\n"
+      << "//   backend:   " << cpp_comment_text(s.run.backend)
+      << (s.run.backend_options.empty() ? "" : " (" + cpp_comment_text(options_text(s.run.backend_options)) + ")") << "\n"
+      << "//   inputs:    " << (s.run.fake_inputs ? "fake, seed " + std::to_string(s.run.seed) : "real (inputs.pt)")
+      << ", device " << cpp_comment_text(s.run.device) << (s.run.backward ? ", with backward" : "") << "\n"
       << "//   made with: libtorch " << cpp_comment_text(TORCH_VERSION) << " on " << cpp_comment_text(cpu_model()) << "\n"
       << "//   command:   " << cpp_comment_text(s.command_line.empty() ? "(not recorded)" : s.command_line) << "\n"
       << "//\n"
@@ -1546,21 +1546,21 @@ std::string settings_struct(const ReproSettings& s, bool fake_inputs) {
   std::ostringstream out;
   out << "\n// How tsrepro saw the failure. The command-line flags override these (--help).\n"
       << "struct Settings {\n"
-      << "  std::string ref = " << cpp_string_literal(s.ref.empty() ? "eager" : s.ref) << ";\n"
-      << "  std::string backend = " << cpp_string_literal(s.backend) << ";\n"
-      << "  std::map<std::string, std::string> backend_options = " << options_initializer(s.backend_options) << ";\n"
-      << "  std::string device = " << cpp_string_literal(s.device.empty() ? "cpu" : s.device) << ";\n"
+      << "  std::string ref = " << cpp_string_literal(s.run.ref.empty() ? "eager" : s.run.ref) << ";\n"
+      << "  std::string backend = " << cpp_string_literal(s.run.backend) << ";\n"
+      << "  std::map<std::string, std::string> backend_options = " << options_initializer(s.run.backend_options) << ";\n"
+      << "  std::string device = " << cpp_string_literal(s.run.device.empty() ? "cpu" : s.run.device) << ";\n"
       << "  bool fake_inputs = " << bool_text(fake_inputs) << ";\n"
-      << "  uint64_t seed = " << s.seed << ";\n"
-      << "  double timeout_seconds = " << cpp_double_literal(s.timeout_seconds) << ";  // a longer backend run is a hang\n"
-      << "  bool backward = " << bool_text(s.backward) << ";  // also compare input gradients of a scalar loss\n"
+      << "  uint64_t seed = " << s.run.seed << ";\n"
+      << "  double timeout_seconds = " << cpp_double_literal(s.run.timeout_seconds) << ";  // a longer backend run is a hang\n"
+      << "  bool backward = " << bool_text(s.run.backward) << ";  // also compare input gradients of a scalar loss\n"
       << "  // Output comparison, as torch._dynamo.utils.same() does it.\n"
-      << "  double tol = " << cpp_double_literal(s.compare.tol) << ";\n"
-      << "  bool cos_similarity = " << bool_text(s.compare.cos_similarity) << ";\n"
-      << "  bool equal_nan = " << bool_text(s.compare.equal_nan) << ";\n"
-      << "  bool exact_dtype = " << bool_text(s.compare.exact_dtype) << ";\n"
-      << "  bool ignore_non_fp = " << bool_text(s.compare.ignore_non_fp) << ";\n"
-      << "  bool use_fp64 = " << bool_text(s.compare.use_fp64) << ";  // an fp64 run may excuse an allclose failure\n"
+      << "  double tol = " << cpp_double_literal(s.run.compare.tol) << ";\n"
+      << "  bool cos_similarity = " << bool_text(s.run.compare.cos_similarity) << ";\n"
+      << "  bool equal_nan = " << bool_text(s.run.compare.equal_nan) << ";\n"
+      << "  bool exact_dtype = " << bool_text(s.run.compare.exact_dtype) << ";\n"
+      << "  bool ignore_non_fp = " << bool_text(s.run.compare.ignore_non_fp) << ";\n"
+      << "  bool use_fp64 = " << bool_text(s.run.compare.use_fp64) << ";  // an fp64 run may excuse an allclose failure\n"
       << "  // The verdict status that means \"reproduced\" (empty: any failure), and tsrepro's signature.\n"
       << "  std::string expected_kind = " << cpp_string_literal(s.expected_kind) << ";\n"
       << "  std::string expected_signature = " << cpp_string_literal(s.expected_signature) << ";\n"
@@ -1574,7 +1574,7 @@ std::string settings_struct(const ReproSettings& s, bool fake_inputs) {
 
 std::string repro_cpp_source(const Case& c, const ReproSettings& settings) {
   // A case without real values can only be run with fake ones.
-  const bool fake_inputs = settings.fake_inputs || !c.values;
+  const bool fake_inputs = settings.run.fake_inputs || !c.values;
   return header_comment(settings) + kIncludes + case_section_intro(c) + kInputSpecDefinition + inputs_table(c) +
          settings_struct(settings, fake_inputs) + kInputsSection + kBackendsSection + kFailuresSection +
          kChildSection + kCompareSection + kMainSection;

@@ -1010,9 +1010,11 @@ std::string cpu_model_name() {
 std::string backend_family(const std::string& spec) { return spec.substr(0, spec.find(':')); }
 
 void check_backend_has_python_version(const std::string& spec) {
-  static const std::set<std::string> kKnown = {"eager", "jit", "nnc", "ofi", "inject"};
-  if (!kKnown.count(backend_family(spec)))
-    throw UserError("repro.py: backend '" + spec + "' has no Python version (known: eager, jit, nnc, ofi, inject)");
+  if (!find_backend(spec)) throw UserError("repro.py: unknown backend '" + spec + "' (known: " + known_backends_text() + ")");
+  // The backends with a Python version below (a new backend needs one before it gets a repro.py).
+  static const std::set<std::string> kWithPythonVersion = {"eager", "jit", "nnc", "ofi", "inject"};
+  if (!kWithPythonVersion.count(backend_family(spec)))
+    throw UserError("repro.py: backend '" + spec + "' has no Python version yet (repro/repro_py.cpp)");
   if (backend_family(spec) == "inject" && spec.find('@') == std::string::npos)
     throw UserError("repro.py: backend '" + spec + "': write inject:<fault>@<op>");
 }
@@ -1024,7 +1026,7 @@ std::string options_text(const BackendOptions& options) {
 }
 
 bool uses_fake_inputs(const Case& c, const ReproSettings& settings) {
-  return settings.fake_inputs || !c.values.has_value();  // a fake-only case has no inputs.pt
+  return settings.run.fake_inputs || !c.values.has_value();  // a fake-only case has no inputs.pt
 }
 
 std::string header_comment(const Case& c, const ReproSettings& s) {
@@ -1036,10 +1038,10 @@ std::string header_comment(const Case& c, const ReproSettings& s) {
   out << "# Expected failure: "
       << (s.expected_kind.empty() ? "none recorded (any failure counts)" : python_comment_text(s.expected_kind));
   if (!s.expected_signature.empty()) out << ", signature " << python_comment_text(s.expected_signature);
-  out << "\n# Reference " << python_comment_text(s.ref) << " vs backend " << python_comment_text(s.backend)
-      << python_comment_text(options_text(s.backend_options)) << " on " << python_comment_text(s.device)
-      << (s.backward ? ", with backward" : "") << ".\n# Inputs: "
-      << (uses_fake_inputs(c, s) ? "fake, seed " + std::to_string(s.seed) : std::string("inputs.pt beside this file"))
+  out << "\n# Reference " << python_comment_text(s.run.ref) << " vs backend " << python_comment_text(s.run.backend)
+      << python_comment_text(options_text(s.run.backend_options)) << " on " << python_comment_text(s.run.device)
+      << (s.run.backward ? ", with backward" : "") << ".\n# Inputs: "
+      << (uses_fake_inputs(c, s) ? "fake, seed " + std::to_string(s.run.seed) : std::string("inputs.pt beside this file"))
       << ".\n"
       << "#\n"
       << "# Needs only PyTorch: `python3 repro.py` runs the graph below in the reference and in the\n"
@@ -1053,18 +1055,18 @@ const char* python_bool(bool value) { return value ? "True" : "False"; }
 
 std::string settings_block(const Case& c, const ReproSettings& s) {
   nlohmann::json options = nlohmann::json::object();
-  for (const auto& [key, value] : s.backend_options) options[key] = value;
-  const CompareOptions& cmp = s.compare;
+  for (const auto& [key, value] : s.run.backend_options) options[key] = value;
+  const CompareOptions& cmp = s.run.compare;
   std::ostringstream out;
   out << "# ---- How tsrepro saw the failure " << std::string(65, '-') << "\n\n"
-      << "REFERENCE = " << python_string_literal(s.ref) << "\n"
-      << "BACKEND = " << python_string_literal(s.backend) << "\n"
+      << "REFERENCE = " << python_string_literal(s.run.ref) << "\n"
+      << "BACKEND = " << python_string_literal(s.run.backend) << "\n"
       << "BACKEND_OPTIONS = " << python_literal(options) << "\n"
-      << "DEVICE = " << python_string_literal(s.device) << "\n"
-      << "BACKWARD = " << python_bool(s.backward) << "\n"
+      << "DEVICE = " << python_string_literal(s.run.device) << "\n"
+      << "BACKWARD = " << python_bool(s.run.backward) << "\n"
       << "# None: read inputs.pt beside this file; a number: make tsrepro's seeded fake inputs.\n"
-      << "FAKE_INPUTS_SEED = " << (uses_fake_inputs(c, s) ? std::to_string(s.seed) : "None") << "\n"
-      << "TIMEOUT_SECONDS = " << python_float_literal(s.timeout_seconds) << "  # a slower backend counts as hung\n"
+      << "FAKE_INPUTS_SEED = " << (uses_fake_inputs(c, s) ? std::to_string(s.run.seed) : "None") << "\n"
+      << "TIMEOUT_SECONDS = " << python_float_literal(s.run.timeout_seconds) << "  # a slower backend counts as hung\n"
       << "COMPARE = dict(tol=" << python_float_literal(cmp.tol) << ", cos_similarity=" << python_bool(cmp.cos_similarity)
       << ", equal_nan=" << python_bool(cmp.equal_nan) << ", exact_dtype=" << python_bool(cmp.exact_dtype)
       << ",\n               ignore_non_fp=" << python_bool(cmp.ignore_non_fp) << ", use_fp64=" << python_bool(cmp.use_fp64) << ")\n"
@@ -1124,7 +1126,7 @@ std::string input_specs_block(const std::vector<InputSpec>& specs) {
 std::string backend_table(const ReproSettings& s) {
   std::string table;
   std::set<std::string> listed;
-  for (const std::string& spec : {s.ref, s.backend}) {
+  for (const std::string& spec : {s.run.ref, s.run.backend}) {
     if (!listed.insert(spec).second) continue;
     table += (table.empty() ? "" : ", ") + python_string_literal(spec) + ": prepare_" + backend_family(spec);
   }
@@ -1160,7 +1162,7 @@ std::string case_module_block(const Case& c) {
 
 // Only the backend sections the case needs: the script stays short enough to paste.
 std::vector<const char*> backend_sections(const ReproSettings& s) {
-  std::set<std::string> families = {"eager", backend_family(s.ref), backend_family(s.backend)};
+  std::set<std::string> families = {"eager", backend_family(s.run.ref), backend_family(s.run.backend)};
   std::vector<const char*> sections = {kEagerBackend};
   if (families.count("jit") || families.count("nnc") || families.count("ofi")) sections.push_back(kProfilingExecutor);
   if (families.count("jit")) sections.push_back(kJitBackend);
@@ -1182,8 +1184,8 @@ void append_section(std::string& source, const std::string& section) {
 }  // namespace
 
 std::string repro_py_source(const Case& c, const ReproSettings& settings) {
-  check_backend_has_python_version(settings.ref);
-  check_backend_has_python_version(settings.backend);
+  check_backend_has_python_version(settings.run.ref);
+  check_backend_has_python_version(settings.run.backend);
   std::string source = header_comment(c, settings);
   source += kImports;  // directly under the header, one blank line apart
   append_section(source, settings_block(c, settings));
@@ -1191,7 +1193,7 @@ std::string repro_py_source(const Case& c, const ReproSettings& settings) {
                              graph_ir_block(graph_to_ir(*c.graph)) + "\n" + input_specs_block(c.inputs));
   append_section(source, kInputsAndGraph);
   for (const char* section : backend_sections(settings)) append_section(source, section);
-  if (backend_family(settings.backend) == "ofi" || backend_family(settings.ref) == "ofi")
+  if (backend_family(settings.run.backend) == "ofi" || backend_family(settings.run.ref) == "ofi")
     append_section(source, case_module_block(c));
   append_section(source, backend_table(settings));
   append_section(source, kRunning);

@@ -171,8 +171,9 @@ Differences measure_differences(const at::Tensor& ref, const at::Tensor& res, bo
 
 // ---- The comparison ----------------------------------------------------------------------------
 
-// No value means the tensors match; otherwise the reason they do not.
-using Verdict = std::optional<std::string>;
+// No value means the tensors match; otherwise the reason they do not. (Not tsrepro::Verdict:
+// that judges a whole run.)
+using MismatchReason = std::optional<std::string>;
 
 class OutputComparer {
  public:
@@ -281,14 +282,14 @@ class OutputComparer {
     } else {
       diff.max_abs = diff.max_rel = kInfinity;
     }
-    if (Verdict failure = tensor_verdict(ref, res, fp64_value)) {
+    if (MismatchReason failure = tensor_mismatch(ref, res, fp64_value)) {
       diff.ok = false;
       diff.reason = *failure;
     }
     record(std::move(diff));
   }
 
-  Verdict tensor_verdict(const at::Tensor& ref, const at::Tensor& res,
+  MismatchReason tensor_mismatch(const at::Tensor& ref, const at::Tensor& res,
                          const c10::IValue& fp64_value) const {
     if (options_.exact_dtype && ref.scalar_type() != res.scalar_type()) {
       return "dtype mismatch: " + dtype_name(ref.scalar_type()) + " vs " +
@@ -301,14 +302,14 @@ class OutputComparer {
     if (ref.sizes() != res.sizes()) {
       return "shape mismatch: " + format_shape(ref.sizes()) + " vs " + format_shape(res.sizes());
     }
-    if (compared_type == at::kBool) return bool_verdict(ref, res);
-    if (exact_kind) return integer_verdict(ref.to(compared_type), res);
-    if (options_.cos_similarity) return cosine_verdict(ref, res);
-    return floating_verdict(ref, res, fp64_value);
+    if (compared_type == at::kBool) return bool_mismatch(ref, res);
+    if (exact_kind) return integer_mismatch(ref.to(compared_type), res);
+    if (options_.cos_similarity) return cosine_mismatch(ref, res);
+    return floating_mismatch(ref, res, fp64_value);
   }
 
   // same(): "triton stores bool as int8", so bools are compared as uint8 under allclose.
-  Verdict bool_verdict(const at::Tensor& ref, const at::Tensor& res) const {
+  MismatchReason bool_mismatch(const at::Tensor& ref, const at::Tensor& res) const {
     if (allclose(ref.to(at::kByte), res.to(at::kByte), options_.tol, options_.equal_nan)) {
       return std::nullopt;
     }
@@ -317,13 +318,13 @@ class OutputComparer {
   }
 
   // Our one deliberate stricter rule: integer results have no rounding excuse.
-  static Verdict integer_verdict(const at::Tensor& ref, const at::Tensor& res) {
+  static MismatchReason integer_mismatch(const at::Tensor& ref, const at::Tensor& res) {
     if (at::equal(ref, res)) return std::nullopt;
     return "integer tensors differ at " + std::to_string(count_unequal(ref, res)) + " of " +
            std::to_string(res.numel()) + " elements";
   }
 
-  Verdict cosine_verdict(const at::Tensor& ref, const at::Tensor& res) const {
+  MismatchReason cosine_mismatch(const at::Tensor& ref, const at::Tensor& res) const {
     const at::Tensor ref_flat = ref.flatten().to(at::kFloat);
     const at::Tensor res_flat = res.flatten().to(at::kFloat);
     // same(): allclose first, because the similarity of two zero vectors is 0.
@@ -335,7 +336,7 @@ class OutputComparer {
            format_number(kMinCosineSimilarity);
   }
 
-  Verdict floating_verdict(const at::Tensor& ref_in, const at::Tensor& res,
+  MismatchReason floating_mismatch(const at::Tensor& ref_in, const at::Tensor& res,
                            const c10::IValue& fp64_value) const {
     const at::Tensor ref = options_.exact_dtype ? ref_in : ref_in.to(res.scalar_type());
     if (allclose(ref, res, options_.tol, options_.equal_nan)) return std::nullopt;
@@ -347,7 +348,7 @@ class OutputComparer {
       return allclose_failed + " and there is no fp64 reference";
     }
     if (ref_has_nan_that_res_avoids(ref, res, fp64_ref)) return std::nullopt;
-    return rmse_verdict(ref, res, fp64_ref, allclose_failed);
+    return rmse_mismatch(ref, res, fp64_ref, allclose_failed);
   }
 
   // same() uses the fp64 run only when it produced float64; a real result is needed for RMSE.
@@ -374,7 +375,7 @@ class OutputComparer {
   // same() one inf in ref where fp64 is finite makes RMSE(ref, fp64) infinite and excuses any
   // result. The other elements are judged by themselves: res must hold the same inf there (and
   // NaN where ref has NaN, under equal_nan). Both parts are reported.
-  Verdict rmse_verdict(const at::Tensor& ref, const at::Tensor& res, const at::Tensor& fp64_ref,
+  MismatchReason rmse_mismatch(const at::Tensor& ref, const at::Tensor& res, const at::Tensor& fp64_ref,
                        const std::string& allclose_failed) const {
     const at::Tensor finite = ref.isfinite().logical_and(fp64_ref.isfinite());
     const at::Tensor nonfinite = finite.logical_not();

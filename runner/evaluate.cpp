@@ -207,29 +207,10 @@ std::string describe_diff(const OutputDiff& d) {
 
 Verdict verdict_for_current_exception(const std::string& phase) { return exception_verdict(phase); }
 
-json compare_options_to_json(const CompareOptions& o) {
-  return {{"tol", o.tol}, {"cos_similarity", o.cos_similarity}, {"equal_nan", o.equal_nan}, {"use_fp64", o.use_fp64},
-          {"exact_dtype", o.exact_dtype}, {"ignore_non_fp", o.ignore_non_fp}};
-}
-
-CompareOptions compare_options_from_json(const json& j) {
-  CompareOptions o;
-  o.tol = j.value("tol", o.tol);
-  o.cos_similarity = j.value("cos_similarity", o.cos_similarity);
-  o.equal_nan = j.value("equal_nan", o.equal_nan);
-  o.use_fp64 = j.value("use_fp64", o.use_fp64);
-  o.exact_dtype = j.value("exact_dtype", o.exact_dtype);
-  o.ignore_non_fp = j.value("ignore_non_fp", o.ignore_non_fp);
-  return o;
-}
-
 json request_to_json(const EvalRequest& r) {
   json specs = json::array();
   for (const InputSpec& s : r.specs) specs.push_back(spec_to_json(s));
-  return {{"graph_ir", r.graph_ir}, {"specs", specs},         {"inputs_path", r.inputs_path},
-          {"seed", r.seed},         {"ref", r.ref},           {"backend", r.backend},
-          {"backend_options", r.backend_options},             {"device", r.device},
-          {"compare", compare_options_to_json(r.compare)},    {"backward", r.backward},
+  return {{"graph_ir", r.graph_ir}, {"specs", specs}, {"inputs_path", r.inputs_path}, {"run", run_spec_to_json(r.run)},
           {"explain", r.explain}};
 }
 
@@ -238,19 +219,13 @@ EvalRequest request_from_json(const json& j) {
   r.graph_ir = j.at("graph_ir").get<std::string>();
   for (const json& s : j.at("specs")) r.specs.push_back(spec_from_json(s, "request"));
   r.inputs_path = j.value("inputs_path", "");
-  r.seed = j.value("seed", kDefaultFakeSeed);
-  r.ref = j.value("ref", "eager");
-  r.backend = j.at("backend").get<std::string>();
-  r.backend_options = j.value("backend_options", BackendOptions{});
-  r.device = j.value("device", "cpu");
-  r.compare = compare_options_from_json(j.value("compare", json::object()));
-  r.backward = j.value("backward", false);
+  r.run = run_spec_from_json(j.at("run"));
   r.explain = j.value("explain", false);
   return r;
 }
 
 std::vector<c10::IValue> Evaluator::load_inputs(const EvalRequest& request) {
-  if (request.inputs_path.empty()) return make_fake_inputs(request.specs, request.seed);
+  if (request.inputs_path.empty() || request.run.fake_inputs) return make_fake_inputs(request.specs, request.run.seed);
   namespace fs = std::filesystem;
   std::error_code ec;
   const auto stamp = fs::last_write_time(request.inputs_path, ec).time_since_epoch().count();
@@ -270,7 +245,7 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
     return v;
   };
 
-  const c10::Device device(request.device);
+  const c10::Device device(request.run.device);
   BackendInput input{graph_from_ir(request.graph_ir, "candidate graph"), {}};
   for (const InputSpec& spec : request.specs) input.lifted.push_back(spec.lifted);
   if (!device.is_cpu()) graph_constants_to_device(*input.graph, device);
@@ -280,20 +255,20 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
   if (inputs.size() != input.graph->inputs().size())
     throw UserError("inputs: the graph takes " + std::to_string(input.graph->inputs().size()) + " inputs, got " +
                     std::to_string(inputs.size()));
-  const std::vector<bool> with_grad = gradient_inputs(request.specs, request.backward);
-  auto reference = make_backend(request.ref, {});
-  auto tested = make_backend(request.backend, request.backend_options);
+  const std::vector<bool> with_grad = gradient_inputs(request.specs, request.run.backward);
+  auto reference = make_backend(request.run.ref, {});
+  auto tested = make_backend(request.run.backend, request.run.backend_options);
 
   on_stage("ref");
   SideResult ref;
   try {
     ref = run_reference(*reference, input, inputs, with_grad);
   } catch (...) {
-    return finish(invalid_verdict("the reference (" + request.ref + ") fails on this graph"));
+    return finish(invalid_verdict("the reference (" + request.run.ref + ") fails on this graph"));
   }
 
   if (holds_uninitialized(ref.outputs))
-    return finish(invalid_message("the reference (" + request.ref + ") returns an uninitialized value " +
+    return finish(invalid_message("the reference (" + request.run.ref + ") returns an uninitialized value " +
                                   "(prim::Uninitialized, as in a branch that raises): no program can hold it"));
 
   on_stage("compile");
@@ -311,7 +286,7 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
   } catch (...) {
     return finish(exception_verdict("run"));
   }
-  if (request.backward) {
+  if (request.run.backward) {
     on_stage("backward");
     try {
       res.grads = input_gradients(res.outputs, run_inputs);
@@ -322,13 +297,13 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
 
   Verdict verdict;
   if (request.explain) verdict.backend_graph = prepared->executed_graph();
-  CompareResult comparison = compare_sides(ref, res, nullptr, request.compare);
-  if (!comparison.same && request.compare.use_fp64) {
+  CompareResult comparison = compare_sides(ref, res, nullptr, request.run.compare);
+  if (!comparison.same && request.run.compare.use_fp64) {
     // Only now is the fp64 run worth its cost: it can excuse a float32 result that is merely noisy.
     on_stage("fp64");
     try {
       SideResult fp64 = run_reference(*reference, input, to_fp64(inputs), with_grad);
-      comparison = compare_sides(ref, res, &fp64, request.compare);
+      comparison = compare_sides(ref, res, &fp64, request.run.compare);
     } catch (...) {
       // No fp64 reference for this graph (dtype-specific ops): judge by allclose alone, as same() does.
     }

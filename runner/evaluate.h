@@ -14,6 +14,7 @@
 #include "runner/inputs.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/compare.h"
+#include "tsrepro/run_spec.h"
 #include "tsrepro/verdict.h"
 
 namespace tsrepro {
@@ -21,22 +22,13 @@ namespace tsrepro {
 struct EvalRequest {
   std::string graph_ir;
   std::vector<InputSpec> specs;
-  std::string inputs_path;  // inputs.pt with real values; empty: fake inputs from the specs
-  uint64_t seed = kDefaultFakeSeed;
-  std::string ref = "eager";
-  std::string backend;
-  BackendOptions backend_options;
-  std::string device = "cpu";
-  CompareOptions compare;
-  bool backward = false;  // also compare input gradients of a scalar loss
-  bool explain = false;   // return the graph the backend executed
+  std::string inputs_path;  // inputs.pt with real values; empty (or run.fake_inputs): fake ones
+  RunSpec run;
+  bool explain = false;     // return the graph the backend executed
 };
 
 nlohmann::json request_to_json(const EvalRequest& request);
 EvalRequest request_from_json(const nlohmann::json& j);
-
-nlohmann::json compare_options_to_json(const CompareOptions& options);
-CompareOptions compare_options_from_json(const nlohmann::json& j);
 
 // Where the evaluation is, announced before each step so that a parent can tell which side
 // crashed or hung: "ref", "fp64", "compile", "run", "backward".

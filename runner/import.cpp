@@ -322,8 +322,9 @@ void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& r
   request.graph_ir = graph_to_ir(*c.graph);
   request.specs = c.inputs;
   if (c.values) request.inputs_path = (scratch / "case" / "inputs.pt").string();
-  request.backend = "eager";
-  const Verdict verdict = runner.evaluate(request, kInputCheckTimeoutSeconds);
+  request.run.backend = "eager";
+  request.run.timeout_seconds = kInputCheckTimeoutSeconds;
+  const Verdict verdict = runner.evaluate(request);
   // The inputs fit when the interpreter runs on them. Two runs that differ (NaN outputs never
   // compare equal, dropout in training mode draws anew) still ran.
   if (verdict.status == Status::Pass || verdict.status == Status::Accuracy) return;

@@ -9,14 +9,13 @@
 #include <c10/core/ScalarType.h>
 
 #include "tsrepro/case.h"
+#include "tsrepro/run_spec.h"  // kDefaultFakeSeed
 
 namespace tsrepro {
 
 // Accepts PyTorch's names with or without "torch.": float32/float, float64/double, int64/long...
 // Throws UserError("<origin>: unknown dtype 'x'").
 c10::ScalarType scalar_type_from_name(const std::string& name, const std::string& origin);
-
-inline constexpr uint64_t kDefaultFakeSeed = 0;
 
 // A deterministic fake value for one spec: tensor i is drawn from a CPU generator seeded with
 // seed + i (floats uniform in [min, max], integers uniform in [min, max], bools 0/1), with the

@@ -224,9 +224,9 @@ Verdict RunnerProcess::verdict_for_timeout(const std::string& stage, double time
   return v;
 }
 
-Verdict RunnerProcess::evaluate(const EvalRequest& request, double timeout_seconds) {
+Verdict RunnerProcess::evaluate(const EvalRequest& request) {
   const auto started = Clock::now();
-  Verdict verdict = exchange(request, timeout_seconds);
+  Verdict verdict = exchange(request, request.run.timeout_seconds);
   // Crashes and timeouts are timed here: the worker could not report its own time.
   if (verdict.seconds == 0) verdict.seconds = std::chrono::duration<double>(Clock::now() - started).count();
   return verdict;

@@ -23,8 +23,9 @@ class RunnerProcess {
   RunnerProcess(const RunnerProcess&) = delete;
   RunnerProcess& operator=(const RunnerProcess&) = delete;
 
-  // Throws UserError only when the request itself is bad (the worker answered with an error).
-  Verdict evaluate(const EvalRequest& request, double timeout_seconds);
+  // Runs the request within its run.timeout_seconds. Throws UserError only when the request
+  // itself is bad (the worker answered with an error).
+  Verdict evaluate(const EvalRequest& request);
 
   // How many workers were started so far (1 + restarts).
   int starts() const { return starts_; }

@@ -3,15 +3,16 @@
 // shim scripts/tsrepro.py) run as subprocesses with the variables set, and what they leave in
 // TSREPRO_DIR is checked: case directories, repro.py exit codes, minifier output.
 
+#include <future>
 #include <regex>
 
 #include <gtest/gtest.h>
 
-#include "tests/cli_support.h"
+#include "tests/support/expectations.h"
 
 namespace {
 
-using namespace cli_test;
+using namespace tsrepro_test;
 
 const std::string kAfterDemo = std::string(TSREPRO_BINARY_DIR) + "/after_demo";
 const std::string kAfterPy = kSourceDir + "/examples/after_py/after_demo.py";
@@ -41,7 +42,7 @@ Result run_python(const std::string& script, const Args& args, const RunOptions&
 }
 
 void expect_repro_py_reproduces(const std::string& dir) {
-  if (!system_python_has_torch()) return;
+  SKIP_WITHOUT_PYTHON_TORCH();
   const Result py = run_cmd("/usr/bin/python3", {dir + "/repro.py"}, {"", 300});
   EXPECT_EQ(py.exit_code, 1) << py.describe();
   EXPECT_NE(py.out.find("reproduced (exit 1)"), std::string::npos) << py.describe();
@@ -216,7 +217,7 @@ TEST(AfterCpp, InstalledPackageBuildsTheExampleProject) {
 class AfterPython : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!system_python_has_torch()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch";
+    SKIP_WITHOUT_PYTHON_TORCH();
   }
 };
 

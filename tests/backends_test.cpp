@@ -10,7 +10,7 @@
 #include "runner/evaluate.h"
 #include "runner/import.h"
 #include "runner/worker_client.h"
-#include "tests/test_support.h"
+#include "tests/support/cases.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/case.h"
 #include "tsrepro/error.h"
@@ -18,12 +18,9 @@
 namespace tsrepro {
 namespace {
 
+using testing::example_case;
 using testing::model_path;
 
-Case example_case(const std::string& name) {
-  const bool ir = name == "small_graph";
-  return import_case({model_path(name + (ir ? ".ir" : ".pt")), "forward", model_path(name + ".inputs.pt"), ""});
-}
 
 BackendInput backend_input(const Case& c) {
   BackendInput input{c.graph, {}};
@@ -41,11 +38,16 @@ EvalRequest request_for(const std::string& name, const std::string& backend, con
   r.graph_ir = graph_to_ir(*c.graph);
   r.specs = c.inputs;
   r.inputs_path = case_dir + "/inputs.pt";
-  r.backend = backend;
+  r.run.backend = backend;
   return r;
 }
 
 const StageCallback kIgnoreStages = [](const std::string&) {};
+
+EvalRequest with_timeout(EvalRequest r, double seconds) {
+  r.run.timeout_seconds = seconds;
+  return r;
+}
 
 TEST(NncBackend, FormsATensorExprGroupForAnElementwiseChainWithoutLlvm) {
   Case c = example_case("elementwise_chain_scripted");
@@ -130,7 +132,7 @@ TEST(Evaluator, ReferenceFailureIsInvalidNotABackendBug) {
 TEST(Evaluator, BackwardComparesInputGradients) {
   testing::TempDir dir;
   EvalRequest r = request_for("conv_bn_relu_linear_scripted", "jit", dir);
-  r.backward = true;
+  r.run.backward = true;
   Verdict v = Evaluator().evaluate(r, kIgnoreStages);
   EXPECT_EQ(v.status, Status::Pass) << v.message;
   size_t gradients = 0;
@@ -157,21 +159,21 @@ TEST(Signatures, MaskNumbersAddressesAndPaths) {
 TEST(RunnerProcess, CrashesAndHangsBecomeVerdictsAndTheNextRequestGetsAFreshWorker) {
   testing::TempDir dir;
   RunnerProcess runner(std::string(TSREPRO_BINARY_DIR) + "/tsrepro-runner");
-  Verdict segv = runner.evaluate(request_for("chain100_scripted", "inject:segfault@aten::relu", dir), 60);
+  Verdict segv = runner.evaluate(with_timeout(request_for("chain100_scripted", "inject:segfault@aten::relu", dir), 60));
   EXPECT_EQ(segv.status, Status::Crash);
   EXPECT_EQ(segv.signature, "crash:SIGSEGV");
   EXPECT_EQ(segv.phase, "run");
-  Verdict abort = runner.evaluate(request_for("chain100_scripted", "inject:abort@aten::relu", dir), 60);
+  Verdict abort = runner.evaluate(with_timeout(request_for("chain100_scripted", "inject:abort@aten::relu", dir), 60));
   EXPECT_EQ(abort.signature, "crash:SIGABRT");
   const auto started = std::chrono::steady_clock::now();
-  Verdict hang = runner.evaluate(request_for("chain100_scripted", "inject:hang@aten::relu", dir), 2);
+  Verdict hang = runner.evaluate(with_timeout(request_for("chain100_scripted", "inject:hang@aten::relu", dir), 2));
   EXPECT_EQ(hang.status, Status::Timeout);
   EXPECT_LT(std::chrono::steady_clock::now() - started, std::chrono::seconds(10));
-  Verdict fine = runner.evaluate(request_for("chain100_scripted", "jit", dir), 60);
+  Verdict fine = runner.evaluate(with_timeout(request_for("chain100_scripted", "jit", dir), 60));
   EXPECT_EQ(fine.status, Status::Pass);
   EXPECT_EQ(runner.starts(), 4);
   // A healthy worker is reused.
-  runner.evaluate(request_for("small_graph", "jit", dir), 60);
+  runner.evaluate(with_timeout(request_for("small_graph", "jit", dir), 60));
   EXPECT_EQ(runner.starts(), 4);
 }
 
@@ -180,14 +182,14 @@ TEST(RunnerProcess, ABadRequestIsAnErrorNotAVerdict) {
   RunnerProcess runner(std::string(TSREPRO_BINARY_DIR) + "/tsrepro-runner");
   EvalRequest r = request_for("small_graph", "jit", dir);
   r.inputs_path = dir / "missing.pt";
-  EXPECT_THROW(runner.evaluate(r, 60), UserError);
+  EXPECT_THROW(runner.evaluate(with_timeout(r, 60)), UserError);
 }
 
 TEST(Devices, CudaRunsBothSidesOnTheGpu) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "no CUDA in this libtorch / machine";
   testing::TempDir dir;
   EvalRequest r = request_for("chain100_scripted", "nnc", dir);
-  r.device = "cuda";
+  r.run.device = "cuda";
   EXPECT_EQ(Evaluator().evaluate(r, kIgnoreStages).status, Status::Pass);
 }
 

@@ -10,7 +10,7 @@
 #include "runner/inputs.h"
 #include "runner/torch_save_reader.h"
 #include "runner/worker_client.h"
-#include "tests/test_support.h"
+#include "tests/support/cases.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/case.h"
 #include "tsrepro/compare.h"

@@ -4,9 +4,9 @@
 
 #include <gtest/gtest.h>
 
-#include "tests/cli_support.h"
+#include "tests/support/expectations.h"
 
-namespace cli_test {
+namespace tsrepro_test {
 namespace {
 
 // Runs /usr/bin/python3 on `script` with `args`; the test is skipped where it has no torch.
@@ -16,8 +16,7 @@ Result python(const std::string& script, const Args& args = {}) {
   return run_cmd("/usr/bin/python3", all, {"", 300});
 }
 
-#define REQUIRE_SYSTEM_TORCH() \
-  if (!system_python_has_torch()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch: no way to write the fixtures"
+#define REQUIRE_SYSTEM_TORCH() SKIP_WITHOUT_PYTHON_TORCH()
 
 // ---- Import ------------------------------------------------------------------------------------
 
@@ -201,4 +200,4 @@ TEST_F(CliCompare, NanOutputsPassUnlessEqualNanIsOff) {
 }
 
 }  // namespace
-}  // namespace cli_test
+}  // namespace tsrepro_test

@@ -35,11 +35,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "tests/cli_support.h"
+#include "tests/support/expectations.h"
 
 namespace {
 
-using namespace cli_test;
+using namespace tsrepro_test;
 
 // ================================================================================================
 // 1. Every example model imports and matches eager under jit (and nnc where it fuses).
@@ -437,7 +437,7 @@ TEST(CliBadImport, InputCountMismatchIsNamed) {
 }
 
 TEST(CliBadImport, WrongDtypeAndShapeForTracedModelAreNamed) {
-  if (!system_python_has_torch()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch: no way to write the fixtures";
+  SKIP_WITHOUT_PYTHON_TORCH();
   TempDir tmp;
   const std::string f64 = tmp / "float64.pt", shape = tmp / "shape.pt";
   const Result py = run_cmd("/usr/bin/python3",
@@ -667,7 +667,7 @@ TEST(CliRunSaveRepro, WritesTheReproducersOnlyWhenItFails) {
   for (const char* file : {"repro.py", "repro.cpp", "CMakeLists.txt", "graph.ir", "inputs.pt"})
     EXPECT_TRUE(fs::exists(case_dir + "/" + file)) << file;
   EXPECT_EQ(read_case_json(case_dir)["expected_failure"]["signature"], v["signature"]);
-  if (!system_python_has_torch()) return;
+  SKIP_WITHOUT_PYTHON_TORCH();
   const Result py = run_cmd("/usr/bin/python3", {case_dir + "/repro.py"}, {"", 300});
   EXPECT_EQ(py.exit_code, 1) << py.describe();
 }

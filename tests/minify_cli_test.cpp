@@ -1,14 +1,17 @@
 // `tsrepro minify` end to end: the real executable on real cases, its output directory, its
 // summary, and the reproducers it writes, run by /usr/bin/python3 and built with CMake.
 
+#include <algorithm>
 #include <atomic>
+#include <future>
 #include <regex>
+#include <thread>
 
-#include "tests/cli_support.h"
+#include "tests/support/expectations.h"
 
 namespace {
 
-using namespace cli_test;
+using namespace tsrepro_test;
 
 const std::string kChain = kModels + "chain100_scripted.pt";
 const std::string kChainInputs = kModels + "chain100_scripted.inputs.pt";
@@ -87,9 +90,14 @@ void expect_consistent_checkpoints(const std::string& out) {
 TEST(MinifyCli, ListPassesNamesEveryPassWithADescription) {
   const Result r = tsrepro({"minify", "--list-passes"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
-  for (const char* pass : {"truncate-suffix", "cut-ranges", "cut-nodes", "remove-outputs", "dce", "remove-unused-inputs",
-                           "consolidate-inputs", "shrink-inputs"})
-    EXPECT_NE(r.out.find(std::string(pass) + " "), std::string::npos) << pass << "\n" << r.describe();
+  // Every pass of the one table, passes.def, and nothing else.
+  const std::regex entry(R"re(TSREPRO_PASS\(\w+,\s*"([a-z0-9-]+)")re");
+  const std::string table = read_text(kSourceDir + "/minifier/passes/passes.def");
+  size_t passes = 0;
+  for (auto it = std::sregex_iterator(table.begin(), table.end(), entry); it != std::sregex_iterator(); ++it, ++passes)
+    EXPECT_NE(r.out.find((*it)[1].str() + " "), std::string::npos) << (*it)[1] << "\n" << r.describe();
+  EXPECT_GE(passes, 8u);
+  EXPECT_EQ(static_cast<size_t>(std::count(r.out.begin(), r.out.end(), '\n')), passes) << r.describe();
 }
 
 TEST(MinifyCli, ACaseThatDoesNotFailExitsThreeAndLeavesNothing) {
@@ -168,7 +176,7 @@ TEST_P(MinifyCliFault, ShrinksToTheCulpritAndReproPyReproduces) {
   // Step lines went to stderr (stdout holds only the JSON).
   EXPECT_NE(r.err.find("nodes   queries"), std::string::npos) << r.describe();
 
-  if (!system_python_has_torch()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch";
+  SKIP_WITHOUT_PYTHON_TORCH();
   const Result py = run_python(out + "/minified/repro.py");
   EXPECT_TRUE(py.exited) << py.describe();
   EXPECT_EQ(py.exit_code, 1) << py.describe();
@@ -223,7 +231,7 @@ TEST(MinifyCli, ControlFlowIsFlattenedDownToTheCulprit) {
   EXPECT_EQ(compute_nodes_in(graph), s.value("final_nodes", 0u)) << "nested nodes count too";
   EXPECT_LT(s.value("final_nodes", 99), s.value("original_nodes", 0));
   EXPECT_TRUE(s.value("one_minimal", false));
-  if (!system_python_has_torch()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch";
+  SKIP_WITHOUT_PYTHON_TORCH();
   EXPECT_EQ(run_python(out + "/minified/repro.py").exit_code, 1);
 }
 
@@ -293,7 +301,7 @@ TEST_P(MinifyCliRealBug, MinifiesAndReproPyReproducesWithStockPytorch) {
   EXPECT_TRUE(s.value("one_minimal", false));
   std::cout << bug.name << ": " << s.dump() << "\n";
 
-  if (!system_python_has_torch()) GTEST_SKIP() << "/usr/bin/python3 cannot import torch";
+  SKIP_WITHOUT_PYTHON_TORCH();
   const Result py = run_python(out + "/minified/repro.py");
   EXPECT_EQ(py.exit_code, 1) << py.describe();
   EXPECT_NE(py.out.find("reproduced (exit 1)"), std::string::npos) << py.describe();

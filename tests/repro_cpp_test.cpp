@@ -17,7 +17,7 @@
 #include "repro/cpp_literal.h"
 #include "runner/evaluate.h"
 #include "runner/import.h"
-#include "tests/test_support.h"
+#include "tests/support/cases.h"
 #include "tsrepro/case.h"
 #include "tsrepro/writer.h"
 
@@ -26,6 +26,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::model_path;
+using testing::run_shell;
+using testing::shell_quoted;
+using testing::ShellResult;
 
 // A string constant that would run a command if it leaked into the program as code, with the
 // other things escaping must survive: backslashes, a newline, a comment end, trigraphs, a control
@@ -126,8 +129,8 @@ std::shared_ptr<torch::jit::Graph> graph_with_string_constant(const std::string&
 
 ReproSettings hostile_settings(const std::string& attack) {
   ReproSettings s;
-  s.backend = "eager";
-  s.backend_options = {{"k\"ey", attack}};
+  s.run.backend = "eager";
+  s.run.backend_options = {{"k\"ey", attack}};
   s.expected_kind = "exception";
   s.expected_signature = attack;
   s.command_line = "tsrepro minify " + attack;
@@ -200,9 +203,9 @@ TEST(ReproCppSource, WritesFakeInputSpecsFromTheCase) {
   InputSpec n = spec_from_value("n", c10::IValue(int64_t{-7}));
   c.inputs.push_back(n);
   ReproSettings s;
-  s.backend = "nnc";
-  s.fake_inputs = true;
-  s.seed = 5;
+  s.run.backend = "nnc";
+  s.run.fake_inputs = true;
+  s.run.seed = 5;
   const std::string source = repro_cpp_source(c, s);
   EXPECT_NE(source.find(R"(tensor_input("x", at::kFloat, {3, 2}, {1, 3}, -2.5, 4.0))"), std::string::npos) << source;
   EXPECT_NE(source.find(R"(scalar_input("n", int64_t{-7}))"), std::string::npos);
@@ -211,24 +214,6 @@ TEST(ReproCppSource, WritesFakeInputSpecsFromTheCase) {
 }
 
 // ---- The generated program, built once ---------------------------------------------------------
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;
-};
-
-CommandResult run_command(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return result;
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) result.output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
-
-std::string shell_quoted(const std::string& text) { return "'" + text + "'"; }
 
 // The value printed on the repro's "<key>: " line.
 std::string reported(const std::string& output, const std::string& key) {
@@ -251,22 +236,22 @@ class BuiltRepro {
     case_.graph->registerOutput(case_.graph->insertConstant(attack_string(marker_)));
 
     ReproSettings s;
-    s.backend = "inject:segfault@aten::relu";
+    s.run.backend = "inject:segfault@aten::relu";
     s.expected_kind = "crash";
     s.expected_signature = "crash:SIGSEGV";
-    s.timeout_seconds = 60;
+    s.run.timeout_seconds = 60;
     s.command_line = "tsrepro minify " + attack_string(marker_);
     write_case(case_, case_dir_, false, {{"repro.cpp", repro_cpp_source(case_, s)}, {"CMakeLists.txt", repro_cmake_source()}});
     build();
   }
 
-  const CommandResult& build_result() const { return build_; }
+  const ShellResult& build_result() const { return build_; }
   const std::string& case_dir() const { return case_dir_; }
   const std::string& marker() const { return marker_; }
   std::string path(const std::string& name) const { return dir_ / name; }
 
-  CommandResult run(const std::string& arguments) const {
-    return run_command(shell_quoted(case_dir_ + "/build/repro") + " " + arguments);
+  ShellResult run(const std::string& arguments) const {
+    return run_shell(shell_quoted(case_dir_ + "/build/repro") + " " + arguments);
   }
 
   // tsrepro's own verdict on the same case, in process (only for backends that cannot crash).
@@ -277,9 +262,9 @@ class BuiltRepro {
     request.graph_ir = graph_to_ir(*case_.graph);
     request.specs = case_.inputs;
     request.inputs_path = fake_seed ? "" : case_dir_ + "/inputs.pt";
-    request.seed = fake_seed.value_or(0);
-    request.backend = backend;
-    request.backward = backward;
+    request.run.seed = fake_seed.value_or(0);
+    request.run.backend = backend;
+    request.run.backward = backward;
     return Evaluator().evaluate(request, [](const std::string&) {});
   }
 
@@ -291,7 +276,7 @@ class BuiltRepro {
 #endif
     // -Werror on top of the -Wall -Wextra that the generated CMakeLists.txt asks for.
     const auto started = std::chrono::steady_clock::now();
-    build_ = run_command("cmake -S " + shell_quoted(case_dir_) + " -B " + shell_quoted(case_dir_ + "/build") +
+    build_ = run_shell("cmake -S " + shell_quoted(case_dir_) + " -B " + shell_quoted(case_dir_ + "/build") +
                          " -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS=-Werror" + torch_dir + " && cmake --build " +
                          shell_quoted(case_dir_ + "/build"));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
@@ -301,12 +286,12 @@ class BuiltRepro {
   testing::TempDir dir_;  // removed with the case and its build
   std::string case_dir_, marker_;
   Case case_;
-  CommandResult build_;
+  ShellResult build_;
 };
 
 void expect_recorded_crash_reproduces(const BuiltRepro& repro) {
   SCOPED_TRACE("the recorded failure, from the directory compiled in");
-  const CommandResult run = repro.run("");
+  const ShellResult run = repro.run("");
   EXPECT_EQ(run.exit_code, 1) << run.output;
   EXPECT_EQ(reported(run.output, "verdict"), "crash (run)") << run.output;
   EXPECT_EQ(reported(run.output, "signature"), "crash:SIGSEGV");
@@ -317,7 +302,7 @@ void expect_recorded_crash_reproduces(const BuiltRepro& repro) {
 void expect_tsrepro_verdict(const BuiltRepro& repro, const std::string& backend, bool backward) {
   SCOPED_TRACE("--backend " + backend + (backward ? " --backward" : ""));
   const Verdict expected = repro.tsrepro_verdict(backend, backward);
-  const CommandResult run =
+  const ShellResult run =
       repro.run(shell_quoted(repro.case_dir()) + " --backend " + shell_quoted(backend) + (backward ? " --backward" : ""));
   const std::string phase = expected.phase.empty() ? "" : " (" + expected.phase + ")";
   EXPECT_EQ(reported(run.output, "verdict"), status_name(expected.status) + phase) << run.output;
@@ -327,19 +312,19 @@ void expect_tsrepro_verdict(const BuiltRepro& repro, const std::string& backend,
 
 void expect_nnc_fuses_on_the_cpu(const BuiltRepro& repro) {
   SCOPED_TRACE("--backend nnc --show-graph");
-  const CommandResult run = repro.run("--backend nnc --show-graph");
+  const ShellResult run = repro.run("--backend nnc --show-graph");
   EXPECT_EQ(reported(run.output, "verdict"), "pass") << run.output;
   EXPECT_NE(run.output.find("prim::TensorExprGroup"), std::string::npos) << run.output;
 }
 
 void expect_other_signals_and_hangs_do_not_count(const BuiltRepro& repro) {
   SCOPED_TRACE("abort and hang");
-  const CommandResult abort = repro.run("--backend inject:abort@aten::relu");
+  const ShellResult abort = repro.run("--backend inject:abort@aten::relu");
   EXPECT_EQ(reported(abort.output, "signature"), "crash:SIGABRT") << abort.output;
   EXPECT_EQ(abort.exit_code, 0);
 
   const auto started = std::chrono::steady_clock::now();
-  const CommandResult hang = repro.run("--backend inject:hang@aten::relu --timeout 1");
+  const ShellResult hang = repro.run("--backend inject:hang@aten::relu --timeout 1");
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count(), 30);
   EXPECT_EQ(reported(hang.output, "verdict"), "timeout (run)") << hang.output;
   EXPECT_EQ(reported(hang.output, "signature"), "timeout");
@@ -348,7 +333,7 @@ void expect_other_signals_and_hangs_do_not_count(const BuiltRepro& repro) {
 
 void expect_fake_inputs_like_tsrepro(const BuiltRepro& repro) {
   SCOPED_TRACE("--fake-inputs --seed 3");
-  const CommandResult crash = repro.run("--fake-inputs --seed 3");
+  const ShellResult crash = repro.run("--fake-inputs --seed 3");
   EXPECT_EQ(crash.exit_code, 1) << crash.output;
   EXPECT_NE(crash.output.find("fake inputs (seed 3)"), std::string::npos) << crash.output;
 
@@ -357,7 +342,7 @@ void expect_fake_inputs_like_tsrepro(const BuiltRepro& repro) {
   ASSERT_EQ(expected.status, Status::Accuracy) << expected.message;
   char max_abs[64];
   std::snprintf(max_abs, sizeof(max_abs), "max_abs %.6g:", expected.outputs.at(0).max_abs);
-  const CommandResult run = repro.run("--fake-inputs --seed 3 --backend inject:accuracy@aten::relu");
+  const ShellResult run = repro.run("--fake-inputs --seed 3 --backend inject:accuracy@aten::relu");
   EXPECT_NE(reported(run.output, "message").find(max_abs), std::string::npos) << max_abs << "\n" << run.output;
 }
 
@@ -371,7 +356,7 @@ void expect_bad_flags_refused(const BuiltRepro& repro) {
 
 // One TEST, because ctest runs each TEST in a process of its own and this one costs a build.
 TEST(ReproCppProgram, BuildsWarningFreeAndReproducesLikeTsrepro) {
-  if (run_command("cmake --version").exit_code != 0) GTEST_SKIP() << "cmake is not installed";
+  if (run_shell("cmake --version").exit_code != 0) GTEST_SKIP() << "cmake is not installed";
   const BuiltRepro repro;
   ASSERT_EQ(repro.build_result().exit_code, 0) << repro.build_result().output;
 

@@ -16,7 +16,7 @@
 #include "runner/evaluate.h"
 #include "runner/import.h"
 #include "runner/inputs.h"
-#include "tests/test_support.h"
+#include "tests/support/cases.h"
 #include "tsrepro/case.h"
 #include "tsrepro/error.h"
 #include "tsrepro/writer.h"
@@ -24,51 +24,20 @@
 namespace tsrepro {
 namespace {
 
+using testing::bug_case;
+using testing::example_case;
+using testing::kPython;
 using testing::model_path;
+using testing::run_shell;
+using testing::shell_quoted;
+using testing::ShellResult;
 using testing::source_path;
-
-constexpr const char* kPython = "/usr/bin/python3";
-
-struct CommandResult {
-  int exit_code = -1;
-  std::string output;  // stdout and stderr together
-};
-
-CommandResult run_command(const std::string& command) {
-  CommandResult result;
-  FILE* pipe = ::popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return result;
-  char buffer[4096];
-  for (size_t n; (n = std::fread(buffer, 1, sizeof(buffer), pipe)) > 0;) result.output.append(buffer, n);
-  const int status = ::pclose(pipe);
-  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return result;
-}
-
-std::string quoted(const std::string& path) { return "'" + path + "'"; }
-
-bool python_has_torch() {
-  static const bool has_torch = run_command(std::string(kPython) + " -c 'import torch'").exit_code == 0;
-  return has_torch;
-}
-
-#define SKIP_WITHOUT_PYTHON_TORCH() \
-  if (!python_has_torch()) GTEST_SKIP() << kPython << " cannot import torch"
-
-Case example_case(const std::string& name) {
-  const bool ir = name == "small_graph";
-  return import_case({model_path(name + (ir ? ".ir" : ".pt")), "forward", model_path(name + ".inputs.pt"), ""});
-}
-
-Case bug_case(const std::string& name) {
-  const std::string dir = source_path("examples/bugs/" + name + "/");
-  return import_case({dir + "model.pt", "forward", dir + "inputs.pt", ""});
-}
+using testing::system_python_has_torch;
 
 ReproSettings settings_for(const std::string& backend, const std::string& expected_kind,
                            const std::string& expected_signature = "") {
   ReproSettings s;
-  s.backend = backend;
+  s.run.backend = backend;
   s.expected_kind = expected_kind;
   s.expected_signature = expected_signature;
   s.command_line = "tsrepro run case --backend " + backend;
@@ -81,12 +50,12 @@ std::string write_repro(const Case& c, const ReproSettings& settings, const std:
   return dir + "/repro.py";
 }
 
-CommandResult run_repro(const std::string& script) {
-  return run_command(std::string(kPython) + " " + quoted(script));
+ShellResult run_repro(const std::string& script) {
+  return run_shell(kPython + " " + shell_quoted(script));
 }
 
 // The "verdict: <status>" line the script prints.
-std::string printed_status(const CommandResult& r) {
+std::string printed_status(const ShellResult& r) {
   const auto at = r.output.find("\nverdict: ");
   if (at == std::string::npos) return "";
   const auto start = at + 10;
@@ -103,7 +72,7 @@ std::string without_exception_type(const std::string& signature) {
   return signature.substr(0, phase_end + 1) + signature.substr(type_end + 2);
 }
 
-std::string printed_signature(const CommandResult& r) {
+std::string printed_signature(const ShellResult& r) {
   const auto at = r.output.find("\nsignature: ");
   if (at == std::string::npos) return "";
   const auto start = at + 12;
@@ -176,8 +145,8 @@ TEST_P(ReproPyInjectedFault, ReproducesAndExitsOne) {
   const InjectedFault& fault = GetParam();
   testing::TempDir dir;
   ReproSettings settings = settings_for(fault.backend, fault.expected_kind, fault.expected_signature);
-  settings.timeout_seconds = 3;
-  const CommandResult r = run_repro(write_repro(example_case("chain100_scripted"), settings, dir / "case"));
+  settings.run.timeout_seconds = 3;
+  const ShellResult r = run_repro(write_repro(example_case("chain100_scripted"), settings, dir / "case"));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_EQ(printed_signature(r), fault.expected_signature) << r.output;
 }
@@ -203,7 +172,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ReproPy, ACrashWithAnotherSignalDoesNotReproduce) {
   SKIP_WITHOUT_PYTHON_TORCH();
   testing::TempDir dir;
-  const CommandResult r = run_repro(write_repro(example_case("small_graph"),
+  const ShellResult r = run_repro(write_repro(example_case("small_graph"),
                                                 settings_for("inject:abort@aten::relu", "crash", "crash:SIGSEGV"),
                                                 dir / "case"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -213,7 +182,7 @@ TEST(ReproPy, ACrashWithAnotherSignalDoesNotReproduce) {
 TEST(ReproPy, AFaultOnAnOpTheGraphLacksDoesNotFire) {
   SKIP_WITHOUT_PYTHON_TORCH();
   testing::TempDir dir;
-  const CommandResult r = run_repro(write_repro(example_case("chain100_scripted"),
+  const ShellResult r = run_repro(write_repro(example_case("chain100_scripted"),
                                                 settings_for("inject:segfault@aten::relu+aten::abs", "crash"),
                                                 dir / "case"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -232,8 +201,8 @@ TEST_P(ReproPyHealthyBackend, PassesAndExitsZero) {
   SKIP_WITHOUT_PYTHON_TORCH();
   testing::TempDir dir;
   ReproSettings settings = settings_for(GetParam().backend, "accuracy");
-  settings.backward = GetParam().backward;
-  const CommandResult r = run_repro(write_repro(example_case(GetParam().model), settings, dir / "case"));
+  settings.run.backward = GetParam().backward;
+  const ShellResult r = run_repro(write_repro(example_case(GetParam().model), settings, dir / "case"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(printed_status(r), "pass") << r.output;
 }
@@ -266,17 +235,17 @@ TEST_P(ReproPyAgreesWithRunner, OnTheVerdict) {
   EvalRequest request;
   request.graph_ir = graph_to_ir(*c.graph);
   request.specs = c.inputs;
-  request.backend = p.backend;
-  request.backward = p.backward;
+  request.run.backend = p.backend;
+  request.run.backward = p.backward;
   write_case(c, dir / "runner_case");
   if (!p.fake_inputs) request.inputs_path = dir / "runner_case/inputs.pt";
   const Verdict expected = Evaluator().evaluate(request, [](const std::string&) {});
   ASSERT_NE(expected.status, Status::Invalid) << expected.message;
 
   ReproSettings settings = settings_for(p.backend, status_name(expected.status), expected.signature);
-  settings.backward = p.backward;
-  settings.fake_inputs = p.fake_inputs;
-  const CommandResult r = run_repro(write_repro(c, settings, dir / "case"));
+  settings.run.backward = p.backward;
+  settings.run.fake_inputs = p.fake_inputs;
+  const ShellResult r = run_repro(write_repro(c, settings, dir / "case"));
   EXPECT_EQ(printed_status(r), status_name(expected.status)) << expected.message << "\n" << r.output;
   if (expected.failed()) {
     EXPECT_EQ(r.exit_code, 1) << r.output;
@@ -342,8 +311,8 @@ TEST(ReproPy, FakeInputsEqualTheRunners) {
   for (const auto& [label, c] : {std::pair<std::string, Case>{"specs", fake_only_case()},
                                  std::pair<std::string, Case>{"int_inputs", example_case("int_inputs_scripted")}}) {
     ReproSettings settings = settings_for("jit", "accuracy");
-    settings.fake_inputs = true;
-    settings.seed = kSeed;
+    settings.run.fake_inputs = true;
+    settings.run.seed = kSeed;
     const std::string script = write_repro(c, settings, dir / label);
     const std::vector<char> runner_values =
         torch::jit::pickle_save(c10::ivalue::Tuple::create(make_fake_inputs(c.inputs, kSeed)));
@@ -365,8 +334,8 @@ TEST(ReproPy, FakeInputsEqualTheRunners) {
                             "        ok = type(a) == type(b) and a == b\n"
                             "    assert ok, (i, a, b)\n"
                             "print('fake inputs equal:', len(mine))\n";
-    const CommandResult r =
-        run_command(std::string(kPython) + " " + quoted(check) + " " + quoted(script) + " " + quoted(dir / (label + ".pt")));
+    const ShellResult r =
+        run_shell(kPython + " " + shell_quoted(check) + " " + shell_quoted(script) + " " + shell_quoted(dir / (label + ".pt")));
     EXPECT_EQ(r.exit_code, 0) << label << ":\n" << r.output;
     EXPECT_NE(r.output.find("fake inputs equal: " + std::to_string(c.inputs.size())), std::string::npos) << r.output;
   }
@@ -394,10 +363,10 @@ TEST(ReproPy, HostileTextInTheCaseStaysData) {
   ReproSettings settings = settings_for("jit", "accuracy");
   settings.command_line = "tsrepro run x\n" + payload + "\n# \xc3\xa9\r" + payload;
   settings.expected_signature = "accuracy:\"\"\"\n" + payload + "\n'''";
-  settings.backend_options = {{"key\"\n" + payload, "v'\\" + payload}};
+  settings.run.backend_options = {{"key\"\n" + payload, "v'\\" + payload}};
   const std::string script = write_repro(c, settings, dir / "case");
 
-  const CommandResult r = run_repro(script);
+  const ShellResult r = run_repro(script);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(printed_status(r), "pass") << r.output;
   EXPECT_FALSE(std::filesystem::exists(marker)) << "an attack ran: " << r.output;
@@ -411,8 +380,8 @@ TEST(ReproPy, HostileTextInTheCaseStaysData) {
                           "assert repro.GRAPH_IR == open(sys.argv[2]).read()\n"
                           "assert repro.EXPECTED_SIGNATURE.count(\"'''\") == 1, repro.EXPECTED_SIGNATURE\n"
                           "print('embedded text intact')\n";
-  const CommandResult embedded =
-      run_command(std::string(kPython) + " " + quoted(check) + " " + quoted(script) + " " + quoted(dir / "case/graph.ir"));
+  const ShellResult embedded =
+      run_shell(kPython + " " + shell_quoted(check) + " " + shell_quoted(script) + " " + shell_quoted(dir / "case/graph.ir"));
   EXPECT_EQ(embedded.exit_code, 0) << embedded.output;
   EXPECT_NE(embedded.output.find("embedded text intact"), std::string::npos) << embedded.output;
   EXPECT_FALSE(std::filesystem::exists(marker));
@@ -420,12 +389,12 @@ TEST(ReproPy, HostileTextInTheCaseStaysData) {
 
 TEST(ReproPy, ACudaReproWithoutCudaSaysSoAndExitsTwo) {
   SKIP_WITHOUT_PYTHON_TORCH();
-  if (run_command(std::string(kPython) + " -c 'import torch, sys; sys.exit(torch.cuda.is_available())'").exit_code != 0)
+  if (run_shell(kPython + " -c 'import torch, sys; sys.exit(torch.cuda.is_available())'").exit_code != 0)
     GTEST_SKIP() << "this machine has CUDA";
   testing::TempDir dir;
   ReproSettings settings = settings_for("jit", "accuracy");
-  settings.device = "cuda";
-  const CommandResult r = run_repro(write_repro(example_case("small_graph"), settings, dir / "case"));
+  settings.run.device = "cuda";
+  const ShellResult r = run_repro(write_repro(example_case("small_graph"), settings, dir / "case"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("no CUDA device"), std::string::npos) << r.output;
 }

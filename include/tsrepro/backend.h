@@ -1,7 +1,7 @@
 #pragma once
 // A backend executes a graph on inputs: the reference (`eager`) or a tested one (`jit`, `nnc`,
 // `ofi`, `inject:<fault>@<op>`). Adding one is one file under runner/backends/ plus one line
-// in runner/backends/registry.cpp.
+// in runner/backends/backends.def.
 
 #include <functional>
 #include <map>
@@ -52,12 +52,18 @@ class Backend {
 
 struct BackendInfo {
   std::string name;         // "nnc", or "inject" for the inject:<fault>@<op> family
+  std::string spelling;     // as help and errors show it: "nnc", "inject:<fault>@<op>"
   std::string description;
   std::vector<std::string> option_keys;  // what --backend-opt accepts
   std::function<std::unique_ptr<Backend>(const std::string& spec, const BackendOptions&)> make;
 };
 
+// The table of runner/backends/backends.def.
 const std::vector<BackendInfo>& backend_registry();
+// The entry a spec ("nnc", "inject:segfault@aten::relu") belongs to; null when none.
+const BackendInfo* find_backend(const std::string& spec);
+// "eager, jit, nnc, ofi, inject:<fault>@<op>": for help texts and errors.
+std::string known_backends_text();
 
 // Parses a spec like "nnc" or "inject:segfault@aten::relu" and checks the options.
 // Throws UserError on an unknown backend or option.

@@ -4,18 +4,18 @@
 // (repro/ turns those into checkpoints on disk).
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "tsrepro/backend.h"
 #include "tsrepro/case.h"
-#include "tsrepro/compare.h"
+#include "tsrepro/run_spec.h"
 #include "tsrepro/verdict.h"
 
 namespace tsrepro {
 
-// What counts as "still failing".
+// What counts as "still failing" when candidates run in workers (WorkerInterest).
 enum class Interest {
   SameFailure,  // same verdict status and signature as the original (default)
   CheckStr,     // a regex over the verdict's signature + message matches
@@ -24,27 +24,22 @@ enum class Interest {
 };
 
 struct MinifyOptions {
-  std::string ref = "eager";
-  std::string backend;
-  BackendOptions backend_options;
-  std::string device = "cpu";
-  CompareOptions compare;
-  bool backward = false;
-  bool fake_inputs = false;
-  uint64_t seed = 0;
-  double timeout_seconds = 300;
+  RunSpec run;  // how a candidate is judged
 
   Interest interest = Interest::SameFailure;
   std::string check_str;      // Interest::CheckStr
   std::string test_command;   // Interest::TestCommand
   std::optional<ExpectedFailure> known_failure;  // skip the sanity run and match this instead
 
-  int jobs = 1;
+  int jobs = 1;                     // candidates judged at once (worker processes)
   std::vector<std::string> passes;  // empty: all, in the registry's order
-  std::string runner_path;          // tsrepro-runner; empty: the default
-  // Where cut-nodes keeps the reference values it feeds in: empty = in memory; otherwise a
-  // folder under which each reference run writes its values, one file each (--offload).
-  std::string offload_dir;
+  // Keep the reference values the cutting passes feed in on disk (a temporary directory removed
+  // at the end) instead of in memory.
+  bool offload = false;
+
+  // The one check of the options, before any work: the run spec, --passes, --check-str.
+  // Throws UserError naming the flag.
+  void validate() const;
 };
 
 struct MinifyStats {
@@ -88,8 +83,58 @@ class NotFailingError : public std::runtime_error {
   Verdict verdict;
 };
 
-// The case must carry real values or be fake (options.fake_inputs or no values): the minifier
-// materializes inputs once and works with concrete values from then on.
+// The question the minifier asks of every candidate: is it still interesting? The engine owns
+// the outcome cache, the windows of candidates tried at once and the statistics; an
+// InterestTest only answers. WorkerInterest runs candidates in tsrepro-runner workers under a
+// RunSpec; PredicateInterest asks a function in this process (tests, fx_minifier-style).
+class InterestTest {
+ public:
+  virtual ~InterestTest() = default;
+  // How many candidates it judges at once: interesting() is then called from that many threads,
+  // each with its own slot < parallelism().
+  virtual size_t parallelism() const { return 1; }
+  // The sanity run on the original state. Throws NotFailingError when it is not interesting;
+  // returns what was seen (a default Verdict where the test does not judge by verdicts).
+  virtual Verdict check_original(const Case& original) = 0;
+  // Use a failure known from an earlier run (resume, --skip-sanity) instead of check_original().
+  virtual void expect(const ExpectedFailure& failure) = 0;
+  // The failure being kept (kind "accuracy" makes localize-divergence work).
+  virtual const ExpectedFailure& expected() const = 0;
+  virtual bool interesting(const Case& candidate, size_t slot) = 0;
+  // One candidate's verdict, for passes that learn from it; nullopt where the test does not
+  // judge by verdicts.
+  virtual std::optional<Verdict> verdict_of(const Case& candidate) { return std::nullopt; }
+};
+
+// Interesting while `predicate` holds: no processes, no backends. The predicate must be safe to
+// call from `parallelism` threads at once.
+class PredicateInterest : public InterestTest {
+ public:
+  using Predicate = std::function<bool(const Case&)>;
+  explicit PredicateInterest(Predicate predicate, size_t parallelism = 1, std::string kind = "")
+      : predicate_(std::move(predicate)), parallelism_(parallelism) {
+    expected_.kind = std::move(kind);
+  }
+  size_t parallelism() const override { return parallelism_; }
+  Verdict check_original(const Case& original) override;
+  void expect(const ExpectedFailure& failure) override { expected_ = failure; }
+  const ExpectedFailure& expected() const override { return expected_; }
+  bool interesting(const Case& candidate, size_t slot) override { return predicate_(candidate); }
+
+ private:
+  Predicate predicate_;
+  size_t parallelism_;
+  ExpectedFailure expected_;
+};
+
+// The worker-backed test of options.interest under options.run, with options.jobs workers.
+std::unique_ptr<InterestTest> make_worker_interest(const MinifyOptions& options);
+
+// Shrinks `original`, asking `interest` about every candidate. The case must carry real values
+// or be fake (options.run.fake_inputs or no values): the minifier materializes inputs once and
+// works with concrete values from then on. Throws UserError for invalid options.
+MinifyResult minify(const Case& original, const MinifyOptions& options, InterestTest& interest, MinifyObserver& observer);
+// The same with make_worker_interest(options).
 MinifyResult minify(const Case& original, const MinifyOptions& options, MinifyObserver& observer);
 
 struct PassInfo {

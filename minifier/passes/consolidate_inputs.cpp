@@ -49,21 +49,21 @@ std::optional<Case> with_equal_inputs_merged(const Case& state) {
   return merged;
 }
 
+std::vector<size_t> scalar_inputs(const Case& state) {
+  std::vector<size_t> scalars;
+  for (size_t i = 0; i < state.values->size(); ++i)
+    if (is_scalar(state.values->at(i))) scalars.push_back(i);
+  return scalars;
+}
+
 }  // namespace
 
 bool consolidate_inputs_pass(PassContext& ctx) {
   bool changed = false;
-  std::vector<size_t> scalars;
-  for (size_t i = 0; i < ctx.state().values->size(); ++i)
-    if (is_scalar(ctx.state().values->at(i))) scalars.push_back(i);
-  if (!scalars.empty()) {
-    if (ctx.try_candidate(with_inputs_as_constants(ctx.state(), scalars))) {
-      changed = true;
-    } else if (scalars.size() > 1) {
-      std::vector<std::optional<Case>> singles;
-      for (size_t i : scalars) singles.push_back(with_inputs_as_constants(ctx.state(), {i}));
-      changed |= ctx.try_candidates(std::move(singles)).has_value();
-    }
+  for (std::vector<size_t> scalars = scalar_inputs(ctx.state()); !scalars.empty(); scalars = scalar_inputs(ctx.state())) {
+    const auto fold = [&](const std::vector<size_t>& subset) { return with_inputs_as_constants(ctx.state(), subset); };
+    if (!ctx.try_all_halves_singles(scalars, fold)) break;
+    changed = true;
   }
   changed |= ctx.try_candidate(with_equal_inputs_merged(ctx.state()));
   return changed;

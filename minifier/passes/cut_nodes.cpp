@@ -35,16 +35,17 @@ bool cut_nodes_pass(PassContext& ctx) {
   return changed;
 }
 
-bool single_node_cuts_all_fail(PassContext& ctx) {
+bool single_node_cuts_pass(PassContext& ctx) {
   const size_t n = cuttable_nodes(*ctx.state().graph).size();
   const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(ctx.state());
-  if (!refs) return false;  // nothing to cut with
+  // Nothing to cut with: whether the state is 1-minimal cannot be told (the engine says so).
+  if (!refs) throw std::runtime_error("the reference cannot expose the graph's values, so no node can be cut");
   const auto cut_one = [&](size_t k) {
     return with_nodes_cut(ctx.state(), {k % n}, *refs, k < n ? CutMode::DropFeeders : CutMode::KeepFeeders);
   };
   // 1-minimal when no single node can become an input (the others staying as they are); a cut
   // that works is accepted and the engine goes on.
-  return !ctx.try_candidates_lazily(2 * n, cut_one);
+  return ctx.try_candidates_lazily(2 * n, cut_one).has_value();
 }
 
 }  // namespace tsrepro

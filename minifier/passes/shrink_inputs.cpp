@@ -1,7 +1,7 @@
 // shrink-inputs: smaller tensors make a shorter repro and a faster one. Halve every dimension
-// of every tensor input at once while the failure holds (the reference rejects shapes that no
-// longer fit together: those candidates are invalid, not interesting); then, for cases with few
-// inputs, each input on its own.
+// of all tensor inputs at once, then of half of them, then of each one, while the failure holds
+// (the reference rejects shapes that no longer fit together: those candidates are invalid, not
+// interesting).
 
 #include <torch/script.h>
 
@@ -9,8 +9,6 @@
 
 namespace tsrepro {
 namespace {
-
-constexpr size_t kMaxInputsToShrinkOneByOne = 8;
 
 // The leading half (rounded up) of every dimension longer than 1; nullopt if nothing shrinks.
 std::optional<at::Tensor> halved(const at::Tensor& t) {
@@ -48,12 +46,13 @@ std::optional<Case> with_inputs_halved(const Case& state, const std::vector<size
 
 bool shrink_inputs_pass(PassContext& ctx) {
   bool changed = false;
-  std::vector<size_t> all;
-  for (size_t i = 0; i < ctx.state().values->size(); ++i) all.push_back(i);
-  while (ctx.try_candidate(with_inputs_halved(ctx.state(), all))) changed = true;
-  if (all.size() <= kMaxInputsToShrinkOneByOne) {
-    for (size_t i : all)
-      while (ctx.try_candidate(with_inputs_halved(ctx.state(), {i}))) changed = true;
+  const auto halve = [&](const std::vector<size_t>& subset) { return with_inputs_halved(ctx.state(), subset); };
+  for (;;) {
+    std::vector<size_t> tensors;
+    for (size_t i = 0; i < ctx.state().values->size(); ++i)
+      if (ctx.state().values->at(i).isTensor()) tensors.push_back(i);
+    if (tensors.empty() || !ctx.try_all_halves_singles(tensors, halve)) break;
+    changed = true;
   }
   return changed;
 }

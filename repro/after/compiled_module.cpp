@@ -64,9 +64,9 @@ void report_failure(CompiledModule::State& s, const Subject& subject, const Verd
   try {
     const std::string dir = write_subject(run_directory(s.settings.dir), subject, failure, s.settings.level);
     spdlog::logger& log = after_log();
-    log.warn("{} failed under {}: {} {}", subject.name, subject.backend, status_name(failure.status), failure.signature);
+    log.warn("{} failed under {}: {} {}", subject.name, subject.run.backend, status_name(failure.status), failure.signature);
     log.warn("wrote {} (case, repro.py, repro.cpp)", dir);
-    log.warn("reproduce: tsrepro run {} --backend {}    or    /usr/bin/python3 {}/repro.py", dir, subject.backend, dir);
+    log.warn("reproduce: tsrepro run {} --backend {}    or    /usr/bin/python3 {}/repro.py", dir, subject.run.backend, dir);
     if (s.settings.level == 2) log.warn("minify:    sh {}/minify.sh", dir);
     if (s.settings.level == 1) log.warn("minify:    {}", minify_command(dir, subject, failure));
     if (s.settings.level >= 3) run_minifier(dir, subject, failure);
@@ -79,8 +79,8 @@ Subject subject_for(const CompiledModule::State& s, const std::string& name, std
                     const std::vector<c10::IValue>& values) {
   Subject subject;
   subject.name = name;
-  subject.backend = s.backend_spec;
-  subject.options = s.options;
+  subject.run.backend = s.backend_spec;
+  subject.run.backend_options = s.options;
   subject.c.graph = std::move(graph);
   const size_t user_inputs = values.size() - s.module.trailing_specs.size();
   for (size_t i = 0; i < values.size(); ++i) {

@@ -37,8 +37,8 @@ std::string self_executable() {
 // Everything after the case directory in the minify command, one argument each.
 std::vector<std::string> minify_arguments(const std::string& case_dir, const Subject& subject,
                                           const std::optional<Verdict>& failure) {
-  std::vector<std::string> args = {"minify", case_dir, "--backend", subject.backend};
-  for (const auto& [key, value] : subject.options) {
+  std::vector<std::string> args = {"minify", case_dir, "--backend", subject.run.backend};
+  for (const auto& [key, value] : subject.run.backend_options) {
     args.push_back("--backend-opt");
     args.push_back(key + "=" + value);
   }
@@ -51,8 +51,7 @@ std::vector<std::string> minify_arguments(const std::string& case_dir, const Sub
 
 ReproSettings repro_settings(const Subject& subject, const Verdict& failure) {
   ReproSettings s;
-  s.backend = subject.backend;
-  s.backend_options = subject.options;
+  s.run = subject.run;
   s.expected_kind = status_name(failure.status);
   s.expected_signature = failure.signature;
   s.command_line = "TSREPRO_AFTER workflow in " + self_executable() + " (pid " + std::to_string(::getpid()) + ")";
@@ -110,8 +109,8 @@ std::string write_subject(const std::string& run_dir, const Subject& subject, co
   Case c = subject.c;
   c.expected.reset();
   if (failure)
-    c.expected = ExpectedFailure{"eager", subject.backend, nlohmann::json(subject.options), status_name(failure->status),
-                                 failure->signature};
+    c.expected = ExpectedFailure{subject.run.ref, subject.run.backend, nlohmann::json(subject.run.backend_options),
+                                 status_name(failure->status), failure->signature};
   c.provenance["source"] = "TSREPRO_AFTER";
   c.provenance["subject"] = subject.name;
   c.provenance["program"] = self_executable();

@@ -7,6 +7,7 @@
 
 #include "tsrepro/after.h"
 #include "tsrepro/case.h"
+#include "tsrepro/run_spec.h"
 #include "tsrepro/verdict.h"
 
 namespace spdlog {
@@ -22,8 +23,7 @@ spdlog::logger& after_log();
 struct Subject {
   std::string name;  // "graph_1", "fusion_1_group_0": the case directory's name
   Case c;            // graph, specs, real input values
-  std::string backend;
-  BackendOptions options;
+  RunSpec run;       // the program's backend against the interpreter
 };
 
 // TSREPRO_DIR/run_<YYYYmmdd-HHMMSS>-pid_<pid>/ of this process, made on first use. Never an

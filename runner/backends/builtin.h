@@ -11,10 +11,10 @@ namespace tsrepro {
 // The interpreter with no passes: what `eager` runs, and what inject faults run on.
 std::unique_ptr<PreparedGraph> interpret_graph(std::shared_ptr<torch::jit::Graph> graph);
 
-std::unique_ptr<Backend> make_eager_backend(const std::string& spec, const BackendOptions& options);
-std::unique_ptr<Backend> make_jit_backend(const std::string& spec, const BackendOptions& options);
-std::unique_ptr<Backend> make_nnc_backend(const std::string& spec, const BackendOptions& options);
-std::unique_ptr<Backend> make_ofi_backend(const std::string& spec, const BackendOptions& options);
-std::unique_ptr<Backend> make_inject_backend(const std::string& spec, const BackendOptions& options);
+// The factories, declared from the table (runner/backends/backends.def).
+#define TSREPRO_BACKEND(factory, name, spelling, option_keys, description) \
+  std::unique_ptr<Backend> factory(const std::string& spec, const BackendOptions& options);
+#include "runner/backends/backends.def"
+#undef TSREPRO_BACKEND
 
 }  // namespace tsrepro

@@ -1,4 +1,4 @@
-// The one table of backends. Adding a backend: one file under runner/backends/ and one line here.
+// The registry of backends, made from runner/backends/backends.def.
 
 #include <sstream>
 
@@ -6,35 +6,56 @@
 #include "tsrepro/error.h"
 
 namespace tsrepro {
+namespace {
+
+std::vector<std::string> split_keys(const std::string& keys) {
+  std::vector<std::string> out;
+  std::stringstream in(keys);
+  for (std::string key; std::getline(in, key, ',');)
+    if (!key.empty()) out.push_back(key);
+  return out;
+}
+
+std::string joined(const std::vector<std::string>& words) {
+  std::string text;
+  for (const std::string& word : words) text += (text.empty() ? "" : ", ") + word;
+  return text;
+}
+
+}  // namespace
 
 const std::vector<BackendInfo>& backend_registry() {
   static const std::vector<BackendInfo> registry = {
-      {"eager", "TorchScript interpreter, no optimization passes (the reference)", {}, make_eager_backend},
-      {"jit", "profiling graph executor with its default passes", {}, make_jit_backend},
-      {"nnc", "profiling executor with the TensorExpr fuser forced on the CPU",
-       {"inline", "dynamic_shapes", "reductions", "strategy"}, make_nnc_backend},
-      {"ofi", "frozen-graph passes of optimize_for_inference, then the profiling executor",
-       {"numerics", "mkldnn"}, make_ofi_backend},
-      {"inject", "test backend: inject:<fault>@<op>[+<op>] with fault compile-error, runtime-error, "
-                 "accuracy, abort, segfault or hang", {}, make_inject_backend},
+#define TSREPRO_BACKEND(factory, name, spelling, option_keys, description) \
+  {name, spelling, description, split_keys(option_keys), factory},
+#include "runner/backends/backends.def"
+#undef TSREPRO_BACKEND
   };
   return registry;
 }
 
-std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendOptions& options) {
+std::string known_backends_text() {
+  std::vector<std::string> spellings;
+  for (const BackendInfo& info : backend_registry()) spellings.push_back(info.spelling);
+  return joined(spellings);
+}
+
+const BackendInfo* find_backend(const std::string& spec) {
   const std::string family = spec.substr(0, spec.find(':'));
-  for (const BackendInfo& info : backend_registry()) {
-    if (info.name != family) continue;
-    for (const auto& [key, value] : options) {
-      if (std::find(info.option_keys.begin(), info.option_keys.end(), key) != info.option_keys.end()) continue;
-      std::string known;
-      for (const std::string& k : info.option_keys) known += (known.empty() ? "" : ", ") + k;
-      throw UserError("--backend-opt " + key + ": backend '" + family + "' has no such option" +
-                      (known.empty() ? " (it takes none)" : " (it takes: " + known + ")"));
-    }
-    return info.make(spec, options);
+  for (const BackendInfo& info : backend_registry())
+    if (info.name == family) return &info;
+  return nullptr;
+}
+
+std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendOptions& options) {
+  const BackendInfo* info = find_backend(spec);
+  if (!info) throw UserError("--backend " + spec + ": unknown backend (known: " + known_backends_text() + ")");
+  for (const auto& [key, value] : options) {
+    if (std::find(info->option_keys.begin(), info->option_keys.end(), key) != info->option_keys.end()) continue;
+    throw UserError("--backend-opt " + key + ": backend '" + info->name + "' has no such option" +
+                    (info->option_keys.empty() ? " (it takes none)" : " (it takes: " + joined(info->option_keys) + ")"));
   }
-  throw UserError("--backend " + spec + ": unknown backend (known: eager, jit, nnc, ofi, inject:<fault>@<op>)");
+  return info->make(spec, options);
 }
 
 }  // namespace tsrepro

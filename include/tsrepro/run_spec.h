@@ -1,0 +1,45 @@
+#pragma once
+// How a case is judged: the reference and the tested backend, the device, the inputs, the
+// comparison, and how long a run may take. `run`, `minify`, the worker protocol, the reproducer
+// writers and the TSREPRO_AFTER workflow each hold one RunSpec (by composition) instead of
+// copying these fields into structs of their own; it crosses processes and files as one JSON
+// object (run_spec_to_json / run_spec_from_json).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "tsrepro/backend.h"
+#include "tsrepro/compare.h"
+
+namespace tsrepro {
+
+// The seed of fake inputs when none is given (repro.py and repro.cpp use the same default).
+inline constexpr uint64_t kDefaultFakeSeed = 0;
+
+struct RunSpec {
+  std::string ref = "eager";          // the reference backend
+  std::string backend;                // eager, jit, nnc, ofi, inject:<fault>@<op>[+<op>...]
+  BackendOptions backend_options;     // e.g. {"inline": "0"}: --backend-opt key=value
+  std::string device = "cpu";         // cpu or cuda
+  CompareOptions compare;
+  bool backward = false;              // also compare input gradients of a scalar loss
+  bool fake_inputs = false;           // seeded fake inputs from the specs instead of the case's values
+  uint64_t seed = kDefaultFakeSeed;
+  double timeout_seconds = 300;       // a run longer than this counts as a hang
+
+  // The one check of a spec, before any work: a known backend and reference, options the backend
+  // takes, a device this libtorch has, a positive timeout. Throws UserError naming the flag.
+  void validate() const;
+};
+
+nlohmann::json run_spec_to_json(const RunSpec& spec);
+// Missing keys keep RunSpec's defaults (older case files and requests carry fewer).
+RunSpec run_spec_from_json(const nlohmann::json& j);
+
+// --backend-opt key=value pairs. Throws UserError for a pair without "=" or without a key.
+BackendOptions parse_backend_options(const std::vector<std::string>& pairs);
+
+}  // namespace tsrepro

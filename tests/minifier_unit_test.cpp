@@ -1,0 +1,359 @@
+// The minifier without processes: every pass and the engine's guarantees, with the interest
+// question answered by a predicate in this process (as PyTorch tests fx_minifier with has_mul).
+// Milliseconds each; tests/minifier_test.cpp keeps the end-to-end runs through real workers.
+
+#include <atomic>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include <gtest/gtest.h>
+#include <torch/script.h>
+
+#include "minifier/oracle.h"
+#include "minifier/pass.h"
+#include "tests/support/cases.h"
+#include "tsrepro/minify.h"
+
+namespace tsrepro {
+namespace {
+
+using testing::case_from_ir;
+using testing::chain_ir;
+using testing::has_op;
+using testing::kChain;
+using testing::node_kinds;
+
+// The order in which the engine's states must shrink (nodes, inputs, outputs, input elements).
+std::tuple<size_t, size_t, size_t, int64_t> size_of(const Case& c) {
+  int64_t elements = 0;
+  for (const c10::IValue& v : *c.values)
+    if (v.isTensor()) elements += v.toTensor().numel();
+  return {count_compute_nodes(*c.graph), c.inputs.size(), c.graph->outputs().size(), elements};
+}
+
+// Records every accepted state, to check that each is strictly smaller than the one before.
+class RecordingObserver : public MinifyObserver {
+ public:
+  void on_start(const Case& state, const Verdict&) override { sizes.push_back(size_of(state)); }
+  void on_accepted(const Case& state, const AcceptedStep&) override { sizes.push_back(size_of(state)); }
+  std::vector<std::tuple<size_t, size_t, size_t, int64_t>> sizes;
+};
+
+// One pass on `state`, the predicate deciding.
+struct PassHarness {
+  PassHarness(Case initial, PredicateInterest::Predicate predicate, size_t parallelism = 1)
+      : interest(std::move(predicate), parallelism), oracle(interest, observer), state(std::move(initial)),
+        ctx(oracle, state, observer, steps) {
+    oracle.check_original(state);
+  }
+  bool run(PassFunction pass) {
+    ctx.begin_pass("test");
+    return pass(ctx);
+  }
+  size_t queries() const { return oracle.stats().queries; }
+
+  RecordingObserver observer;
+  PredicateInterest interest;
+  Oracle oracle;
+  Case state;
+  std::vector<AcceptedStep> steps;
+  PassContext ctx;
+};
+
+MinifyResult minify_with(const Case& c, PredicateInterest::Predicate predicate, size_t parallelism = 1,
+                         MinifyObserver* observer = nullptr) {
+  MinifyObserver quiet;
+  PredicateInterest interest(std::move(predicate), parallelism);
+  return minify(c, MinifyOptions{}, interest, observer ? *observer : quiet);
+}
+
+// The interpreter's own answer: is some output element negative? (A property of the values, so
+// the passes that feed reference values in and shrink inputs are tested on real numbers.)
+bool some_output_negative(const Case& c) {
+  torch::jit::GraphExecutor executor(c.graph->copy(), "predicate");
+  torch::jit::Stack stack(c.values->begin(), c.values->end());
+  executor.run(stack);
+  for (const c10::IValue& v : stack)
+    if (v.isTensor() && v.toTensor().is_floating_point() && v.toTensor().lt(0).any().item<bool>()) return true;
+  return false;
+}
+
+// ---- the passes ---------------------------------------------------------------------------------
+
+TEST(TruncateSuffix, DropsEverythingAfterTheCulpritInLogarithmicQueries) {
+  PassHarness h(case_from_ir(chain_ir(64, {{20, "relu"}}), {at::randn({4})}), has_op("aten::relu"));
+  EXPECT_TRUE(h.run(truncate_suffix_pass));
+  EXPECT_EQ(node_kinds(h.state).size(), 21u);
+  EXPECT_EQ(node_kinds(h.state).back(), "aten::relu");
+  EXPECT_LE(h.queries(), 1u + 8u);  // the original + a bisection over 64
+}
+
+TEST(CutNodes, LeavesTheCulpritFedByReferenceValues) {
+  const at::Tensor x = at::randn({4});
+  PassHarness h(case_from_ir(kChain, {x}), has_op("aten::relu"));
+  EXPECT_TRUE(h.run(cut_nodes_pass));
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+  torch::jit::Node* relu = cuttable_nodes(*h.state.graph).front();
+  const auto& inputs = h.state.graph->inputs();
+  const size_t fed_by = std::find(inputs.begin(), inputs.end(), relu->input(0)) - inputs.begin();
+  ASSERT_LT(fed_by, inputs.size());
+  EXPECT_TRUE(at::allclose(h.state.values->at(fed_by).toTensor(), at::sin(x)));
+}
+
+TEST(CutRanges, TwoCulpritsFarApartInLogarithmicQueries) {
+  const Case c = case_from_ir(chain_ir(200, {{30, "relu"}, {170, "sigmoid"}}), {at::randn({4})});
+  PassHarness h(c, [](const Case& s) { return has_op("aten::relu")(s) && has_op("aten::sigmoid")(s); });
+  EXPECT_TRUE(h.run(cut_ranges_pass));
+  const std::vector<std::string> kinds = node_kinds(h.state);
+  EXPECT_LE(kinds.size(), 4u);
+  EXPECT_LE(h.queries(), 60u);
+}
+
+TEST(CutRanges, KeepsEveryNodeOfAGraphThatNeedsThemAll) {
+  const auto all_three = [](const Case& s) {
+    return has_op("aten::relu")(s) && has_op("aten::sigmoid")(s) && has_op("aten::abs")(s);
+  };
+  PassHarness h(case_from_ir(chain_ir(3, {{0, "relu"}, {1, "sigmoid"}, {2, "abs"}}), {at::randn({4})}), all_three);
+  EXPECT_FALSE(h.run(cut_ranges_pass));
+  EXPECT_EQ(node_kinds(h.state).size(), 3u);
+  EXPECT_LE(h.queries(), 1u + 3u);  // the original + one "is it needed" query per node
+}
+
+TEST(CutNodes, CutValuesAreTheReferenceValues) {
+  Case c = case_from_ir(kChain, {at::tensor({0.5, -1.0})});
+  ReferenceValues refs = compute_reference_values(c);
+  std::optional<Case> cut = with_nodes_cut(c, {0}, refs);  // aten::sin
+  ASSERT_TRUE(cut);
+  ASSERT_EQ(cut->values->size(), 2u);  // x (still read by aten::add) and the cut value
+  EXPECT_TRUE(at::allclose(cut->values->at(1).toTensor(), at::sin(at::tensor({0.5, -1.0}))));
+  EXPECT_NO_THROW(graph_from_ir(graph_to_ir(*cut->graph), "cut"));
+}
+
+TEST(ReferenceValues, OffloadedEqualInMemoryAndLeaveNoFilesBehind) {
+  testing::TempDir root;
+  const at::Tensor x = at::tensor({0.5, -1.0, 2.0});
+  Case c = case_from_ir(kChain, {x});
+  const ReferenceValues in_memory = compute_reference_values(c);
+  {
+    const ReferenceValues offloaded = compute_reference_values(c, root.path());
+    EXPECT_TRUE(offloaded.offloaded());
+    EXPECT_EQ(offloaded.size(), in_memory.size());
+    EXPECT_EQ(offloaded.size(), 6u);  // every top-level value a node made, the constant's included
+    std::vector<std::string> names;
+    for (torch::jit::Node* node : cuttable_nodes(*c.graph)) names.push_back(node->output()->debugName());
+    ASSERT_EQ(names.size(), 5u);
+    for (const std::string& name : names) {
+      ASSERT_TRUE(offloaded.find(name)) << name;
+      EXPECT_TRUE(at::equal(offloaded.find(name)->toTensor(), in_memory.find(name)->toTensor())) << name;
+    }
+    EXPECT_TRUE(at::allclose(offloaded.find(names[1])->toTensor(), at::relu(at::sin(x))));
+    EXPECT_FALSE(offloaded.find(c.graph->inputs()[0]->debugName()));  // inputs are the state's own values
+    EXPECT_FALSE(std::filesystem::is_empty(root.path()));
+    // A cut fed from disk is the same cut.
+    std::optional<Case> cut = with_nodes_cut(c, {0}, offloaded);
+    ASSERT_TRUE(cut);
+    EXPECT_TRUE(at::equal(cut->values->at(1).toTensor(), at::sin(x)));
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(root.path()));
+}
+
+TEST(InlineBlocks, ReplacesAnIfByTheBranchThatHoldsTheCulprit) {
+  const char* ir = R"IR(graph(%x : Tensor, %flag : bool):
+  %y : Tensor = prim::If(%flag)
+    block0():
+      %a : Tensor = aten::relu(%x)
+      -> (%a)
+    block1():
+      %b : Tensor = aten::tanh(%x)
+      -> (%b)
+  return (%y)
+)IR";
+  PassHarness h(case_from_ir(ir, {at::randn({4}), true}), has_op("aten::relu"));
+  EXPECT_TRUE(h.run(inline_blocks_pass));
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+}
+
+TEST(RemoveOutputs, KeepsOnlyTheOutputThePredicateNeeds) {
+  const char* ir = R"IR(graph(%x : Tensor):
+  %a : Tensor = aten::sin(%x)
+  %b : Tensor = aten::relu(%x)
+  %c : Tensor = aten::tanh(%x)
+  %d : Tensor = aten::cos(%x)
+  return (%a, %b, %c, %d)
+)IR";
+  PassHarness h(case_from_ir(ir, {at::randn({4})}), has_op("aten::relu"));
+  EXPECT_TRUE(h.run(remove_outputs_pass));
+  EXPECT_EQ(h.state.graph->outputs().size(), 1u);
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+}
+
+TEST(Dce, DeletesSideEffectingNodesTheFailureDoesNotNeed) {
+  const char* ir = R"IR(graph(%x : Tensor):
+  %msg : str = prim::Constant[value="bad input"]()
+  %zero : int = prim::Constant[value=0]()
+  %n : int = aten::dim(%x)
+  %bad : bool = aten::eq(%n, %zero)
+  prim::If(%bad)
+    block0():
+      prim::RaiseException(%msg)
+      -> ()
+    block1():
+      -> ()
+  %y : Tensor = aten::relu(%x)
+  return (%y)
+)IR";
+  PassHarness h(case_from_ir(ir, {at::randn({4})}), has_op("aten::relu"));
+  EXPECT_TRUE(h.run(dce_pass));
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+}
+
+TEST(ConsolidateInputs, FoldsScalarsAndMergesEqualTensors) {
+  const char* ir = R"IR(graph(%x : Tensor, %y : Tensor, %k : int, %j : int, %i : int):
+  %a : Tensor = aten::add(%x, %y, %k)
+  %b : Tensor = aten::add(%a, %x, %j)
+  %c : Tensor = aten::add(%b, %y, %i)
+  %d : Tensor = aten::relu(%c)
+  return (%d)
+)IR";
+  const at::Tensor same = at::randn({3});
+  PassHarness h(case_from_ir(ir, {same, same.clone(), int64_t{2}, int64_t{1}, int64_t{3}}), has_op("aten::relu"));
+  EXPECT_TRUE(h.run(consolidate_inputs_pass));
+  EXPECT_EQ(h.state.inputs.size(), 1u);
+  EXPECT_LE(h.queries(), 1u + 2u);  // all scalars at once, then the merge
+}
+
+TEST(ConsolidateInputs, KeepsTheScalarThePredicateNeedsAsAnInput) {
+  const char* ir = R"IR(graph(%x : Tensor, %k : int, %j : int, %i : int, %h : int):
+  %a : Tensor = aten::add(%x, %x, %k)
+  %b : Tensor = aten::add(%a, %x, %j)
+  %c : Tensor = aten::add(%b, %x, %i)
+  %d : Tensor = aten::add(%c, %x, %h)
+  return (%d)
+)IR";
+  // Interesting while the last scalar is still an input (the second half, then each one).
+  const auto needs_last_input = [](const Case& s) { return !s.inputs.empty() && s.inputs.back().name == "h"; };
+  PassHarness h(case_from_ir(ir, {at::randn({3}), int64_t{2}, int64_t{1}, int64_t{3}, int64_t{4}}), needs_last_input);
+  EXPECT_TRUE(h.run(consolidate_inputs_pass));
+  ASSERT_EQ(h.state.inputs.size(), 2u);
+  EXPECT_EQ(h.state.inputs[1].name, "h");
+}
+
+TEST(ShrinkInputs, HalvesTensorsWhileThePredicateHolds) {
+  const char* ir = R"IR(graph(%x : Tensor):
+  %y : Tensor = aten::neg(%x)
+  return (%y)
+)IR";
+  PassHarness h(case_from_ir(ir, {at::rand({8, 6}) + 1}), some_output_negative);
+  EXPECT_TRUE(h.run(shrink_inputs_pass));
+  EXPECT_EQ(h.state.values->at(0).toTensor().numel(), 1);
+  EXPECT_EQ(h.state.inputs[0].sizes, (std::vector<int64_t>{1, 1}));
+}
+
+// ---- the engine ---------------------------------------------------------------------------------
+
+TEST(Engine, AnOriginalThatIsNotInterestingIsReported) {
+  EXPECT_THROW(minify_with(case_from_ir(kChain, {at::randn({4})}), has_op("aten::mul")), NotFailingError);
+}
+
+TEST(Engine, InputsNothingReadsAreDroppedBeforeAnyPass) {
+  const char* ir = R"IR(graph(%x : Tensor, %unused : Tensor):
+  %y : Tensor = aten::relu(%x)
+  return (%y)
+)IR";
+  size_t smallest_inputs_seen = 2;
+  const MinifyResult r = minify_with(case_from_ir(ir, {at::randn({3}), at::randn({3})}), [&](const Case& s) {
+    smallest_inputs_seen = std::min(smallest_inputs_seen, s.inputs.size());
+    return has_op("aten::relu")(s);
+  });
+  EXPECT_EQ(r.minimized.inputs.size(), 1u);
+  EXPECT_EQ(smallest_inputs_seen, 1u);  // even the sanity check saw the normalized state
+}
+
+TEST(Engine, EveryAcceptedStateIsStrictlySmaller) {
+  RecordingObserver observer;
+  minify_with(case_from_ir(chain_ir(40, {{13, "relu"}}), {at::randn({6})}), has_op("aten::relu"), 1, &observer);
+  ASSERT_GE(observer.sizes.size(), 2u);
+  for (size_t i = 1; i < observer.sizes.size(); ++i) EXPECT_LT(observer.sizes[i], observer.sizes[i - 1]) << "step " << i;
+}
+
+TEST(Engine, TheResultIsOneMinimal) {
+  const auto both = [](const Case& s) { return has_op("aten::relu")(s) && has_op("aten::sigmoid")(s); };
+  const MinifyResult r = minify_with(case_from_ir(chain_ir(30, {{5, "relu"}, {22, "sigmoid"}}), {at::randn({4})}), both);
+  EXPECT_TRUE(r.one_minimal);
+  EXPECT_EQ(node_kinds(r.minimized), (std::vector<std::string>{"aten::relu", "aten::sigmoid"}));
+  // Checked here without the engine: no single node can become an input with the predicate kept.
+  const ReferenceValues refs = compute_reference_values(r.minimized);
+  for (size_t k = 0; k < cuttable_nodes(*r.minimized.graph).size(); ++k) {
+    const std::optional<Case> cut = with_nodes_cut(r.minimized, {k}, refs);
+    EXPECT_TRUE(!cut || !both(*cut)) << "node " << k << " could go";
+  }
+}
+
+TEST(Engine, TheSameResultAndStepsForEveryParallelism) {
+  const Case c = case_from_ir(chain_ir(60, {{17, "relu"}, {41, "sigmoid"}}), {at::randn({5})});
+  const auto both = [](const Case& s) { return has_op("aten::relu")(s) && has_op("aten::sigmoid")(s); };
+  const MinifyResult one = minify_with(c, both, 1);
+  for (size_t jobs : {2, 3, 8}) {
+    const MinifyResult many = minify_with(c, both, jobs);
+    EXPECT_EQ(graph_to_ir(*many.minimized.graph), graph_to_ir(*one.minimized.graph)) << jobs;
+    ASSERT_EQ(many.steps.size(), one.steps.size()) << jobs;
+    for (size_t i = 0; i < one.steps.size(); ++i) {
+      EXPECT_EQ(many.steps[i].pass, one.steps[i].pass) << jobs;
+      EXPECT_EQ(many.steps[i].nodes_after, one.steps[i].nodes_after) << jobs;
+    }
+  }
+}
+
+TEST(Engine, ParallelSlotsAreDistinctAndBounded) {
+  // The oracle hands each concurrent candidate its own slot below parallelism().
+  class SlotChecker : public PredicateInterest {
+   public:
+    SlotChecker() : PredicateInterest(has_op("aten::relu"), 4) {}
+    bool interesting(const Case& c, size_t slot) override {
+      EXPECT_LT(slot, 4u);
+      {
+        std::lock_guard<std::mutex> lock(mutex_);
+        EXPECT_TRUE(busy_.insert(slot).second) << "slot " << slot << " used twice at once";
+      }
+      const bool answer = PredicateInterest::interesting(c, slot);
+      std::lock_guard<std::mutex> lock(mutex_);
+      busy_.erase(slot);
+      return answer;
+    }
+
+   private:
+    std::mutex mutex_;
+    std::set<size_t> busy_;
+  } checker;
+  MinifyObserver quiet;
+  const MinifyResult r = minify(case_from_ir(chain_ir(50, {{9, "relu"}}), {at::randn({4})}), MinifyOptions{}, checker, quiet);
+  EXPECT_EQ(node_kinds(r.minimized), (std::vector<std::string>{"aten::relu"}));
+}
+
+// Queries for one culprit in a chain of N nodes: at most 2*ceil(log2 N) + 10 wherever it sits
+// (10 to 16 for N = 256 today), the 1-minimal check included.
+class OneCulpritQueries : public ::testing::TestWithParam<size_t> {};
+
+TEST_P(OneCulpritQueries, GrowLogarithmically) {
+  const size_t n = 256;
+  const MinifyResult r = minify_with(case_from_ir(chain_ir(n, {{GetParam(), "relu"}}), {at::randn({4})}), has_op("aten::relu"));
+  EXPECT_EQ(node_kinds(r.minimized), (std::vector<std::string>{"aten::relu"}));
+  EXPECT_TRUE(r.one_minimal);
+  RecordProperty("queries", static_cast<int>(r.stats.queries));
+  EXPECT_LE(r.stats.queries, 2 * static_cast<size_t>(std::ceil(std::log2(n))) + 10) << "culprit at " << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Positions, OneCulpritQueries, ::testing::Values(0, 1, 100, 128, 254, 255));
+
+TEST(Engine, RepeatedCandidatesAreAnsweredFromTheCache) {
+  std::atomic<size_t> calls{0};
+  const MinifyResult r = minify_with(case_from_ir(kChain, {at::randn({4})}), [&](const Case& s) {
+    ++calls;
+    return has_op("aten::relu")(s);
+  });
+  EXPECT_EQ(calls.load(), r.stats.queries);  // every query reached the predicate once
+}
+
+}  // namespace
+}  // namespace tsrepro

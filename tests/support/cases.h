@@ -1,0 +1,47 @@
+#pragma once
+// Cases for the library tests: the bundled example models and bugs, graphs written as IR text,
+// and predicates over graphs for the in-process minifier tests.
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <ATen/core/ivalue.h>
+#include <nlohmann/json.hpp>
+
+#include "tests/support/files.h"
+#include "tests/support/paths.h"
+#include "tests/support/process.h"
+#include "tsrepro/case.h"
+
+namespace tsrepro_test {
+
+using tsrepro::Case;
+
+// examples/models/MANIFEST.json.
+nlohmann::json example_manifest();
+// An example model (examples/models/NAME.pt, or NAME.ir for small_graph) imported with its inputs.
+Case example_case(const std::string& name);
+// A real bug of examples/bugs/NAME/ imported with its inputs.
+Case bug_case(const std::string& name);
+
+// A case of IR text with these input values (specs made from the values).
+Case case_from_ir(const std::string& ir, std::vector<c10::IValue> values);
+
+// x -> sin -> relu -> tanh -> add(x) -> sigmoid.
+extern const char* const kChain;
+// A chain of `n` unary nodes with the given ops at the given positions ("relu"; tanh elsewhere).
+std::string chain_ir(size_t n, const std::map<size_t, std::string>& ops_at);
+
+// The kinds of the cuttable nodes, in order.
+std::vector<std::string> node_kinds(const Case& c);
+// "The graph still holds a node of this kind" (nested blocks included): fx_minifier's has_mul.
+std::function<bool(const Case&)> has_op(const std::string& kind);
+
+}  // namespace tsrepro_test
+
+// Inside namespace tsrepro, the tests say testing::TempDir (gtest's own is ::testing).
+namespace tsrepro {
+namespace testing = ::tsrepro_test;
+}

@@ -1,0 +1,88 @@
+// Expectations several command-line test files share.
+
+#include "tests/support/expectations.h"
+
+#include <algorithm>
+
+namespace tsrepro_test {
+
+// The verdict JSON of `run --json`, after checking the process ended with `exit_code`.
+json expect_verdict(const Result& r, int exit_code, const std::string& status) {
+  SCOPED_TRACE(r.describe());
+  EXPECT_TRUE(r.exited);
+  EXPECT_EQ(r.exit_code, exit_code);
+  EXPECT_EQ(r.stray_processes, 0u) << "a worker outlived tsrepro\n";
+  json j;
+  try {
+    j = r.stdout_json();
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << "stdout is not exactly one JSON object: " << e.what() << "\n";
+    return json::object();
+  }
+  EXPECT_TRUE(j.is_object());
+  if (!j.is_object()) return json::object();
+  for (const char* key : {"status", "phase", "signature", "message", "outputs", "seconds"})
+    EXPECT_TRUE(j.contains(key)) << "verdict lacks \"" << key << "\"\n";
+  EXPECT_EQ(j.value("status", ""), status);
+  if (j.contains("outputs")) {
+    EXPECT_TRUE(j["outputs"].is_array());
+  }
+  return j;
+}
+
+void expect_pass(const Result& r) {
+  const json j = expect_verdict(r, 0, "pass");
+  if (!j.contains("outputs") || !j["outputs"].is_array()) return;
+  EXPECT_FALSE(j["outputs"].empty()) << "a passing verdict compares at least one output\n" << r.describe();
+  for (const json& o : j["outputs"]) EXPECT_TRUE(o.value("ok", false)) << o.dump() << "\n" << r.describe();
+  EXPECT_EQ(j.value("signature", "?"), "") << r.describe();
+}
+
+// Bad input: exit 2, nothing on stdout, exactly one stderr line "tsrepro: error: ..." that names
+// what is at fault.
+void expect_bad_input(const Result& r, const std::string& must_mention) {
+  SCOPED_TRACE(r.describe());
+  EXPECT_TRUE(r.exited) << "tsrepro did not exit normally\n";
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err.rfind("tsrepro: error: ", 0), 0u) << "stderr should start with \"tsrepro: error: \"\n";
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << "stderr should be exactly one line\n";
+  if (!r.err.empty()) {
+    EXPECT_EQ(r.err.back(), '\n');
+  }
+  EXPECT_NE(r.err.find(must_mention), std::string::npos) << "stderr should name '" << must_mention << "'\n";
+  EXPECT_EQ(r.stray_processes, 0u);
+}
+
+// `tsrepro import` that must fail as bad input and leave `dir` exactly as it was (no CASE, no
+// ".CASE.tmp-*" sibling, no scratch directories: TMPDIR points at `dir`).
+void expect_import_rejected(const TempDir& dir, const Args& args, const std::string& case_path,
+                            const std::string& must_mention) {
+  const std::set<std::string> before = list_dir(dir.path());
+  const Result r = tsrepro(args, {dir.path().string()});
+  expect_bad_input(r, must_mention);
+  EXPECT_FALSE(fs::exists(fs::symlink_status(case_path))) << case_path << " was left behind\n" << r.describe();
+  const fs::path parent = fs::path(case_path).parent_path();
+  EXPECT_TRUE(temp_siblings(parent, fs::path(case_path).filename().string()).empty())
+      << "hidden temp sibling left in " << parent << ": " << join(list_dir(parent));
+  EXPECT_EQ(list_dir(dir.path()), before) << "the directory changed\n" << r.describe();
+}
+
+Args import_args(const std::string& source, const std::string& inputs, const std::string& out) {
+  return {"import", source, "--inputs", inputs, "-o", out};
+}
+
+Args import_spec_args(const std::string& source, const std::string& spec, const std::string& out) {
+  return {"import", source, "--input-spec", spec, "-o", out};
+}
+
+json read_case_json(const std::string& case_dir) {
+  try {
+    return json::parse(read_text(fs::path(case_dir) / "case.json"));
+  } catch (const std::exception& e) {
+    ADD_FAILURE() << case_dir << "/case.json does not parse: " << e.what();
+    return json::object();
+  }
+}
+
+}  // namespace tsrepro_test

@@ -1,0 +1,54 @@
+#pragma once
+// Expectations several command-line test files share: a verdict's JSON, a clean bad-input
+// error, an import that leaves nothing behind; and a case imported once for a whole suite.
+
+#include <memory>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/files.h"
+#include "tests/support/process.h"
+
+namespace tsrepro_test {
+
+// The verdict JSON of `run --json`, after checking the process ended with `exit_code`.
+json expect_verdict(const Result& r, int exit_code, const std::string& status);
+
+void expect_pass(const Result& r);
+
+// Bad input: exit 2, nothing on stdout, exactly one stderr line "tsrepro: error: ..." that names
+// what is at fault.
+void expect_bad_input(const Result& r, const std::string& must_mention);
+
+// `tsrepro import` that must fail as bad input and leave `dir` exactly as it was (no CASE, no
+// ".CASE.tmp-*" sibling, no scratch directories: TMPDIR points at `dir`).
+void expect_import_rejected(const TempDir& dir, const Args& args, const std::string& case_path,
+                            const std::string& must_mention);
+
+Args import_args(const std::string& source, const std::string& inputs, const std::string& out);
+
+Args import_spec_args(const std::string& source, const std::string& spec, const std::string& out);
+
+json read_case_json(const std::string& case_dir);
+
+// A case imported once and shared read-only by several runs (per test suite where a fixture holds
+// it: under ctest, each test is its own process and imports it again).
+struct SharedCase {
+  std::unique_ptr<TempDir> dir;
+  std::string path;
+  Result import;
+
+  void create(const Args& import_tail_without_output) {
+    dir = std::make_unique<TempDir>();
+    path = *dir / "case";
+    Args args = import_tail_without_output;
+    args.push_back("-o");
+    args.push_back(path);
+    import = tsrepro(args);
+  }
+  void destroy() { dir.reset(); }
+  bool ok() const { return import.exited && import.exit_code == 0 && fs::exists(fs::path(path) / "case.json"); }
+};
+
+}  // namespace tsrepro_test
