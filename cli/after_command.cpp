@@ -13,7 +13,8 @@ namespace tsrepro::cli {
 
 int after_command(const AfterCliOptions& o) {
   const Case c = load_case(o.case_dir);
-  if (!c.values) throw UserError(o.case_dir + ": has no real inputs (inputs.pt); the workflow needs the program's values");
+  if (!c.values)
+    throw UserError(o.case_dir + ": has no real inputs (inputs.pt); the workflow needs the program's values");
   CompiledModule fn = compile_case(c, o.backend, parse_backend_options(o.backend_opts), o.id);
   try {
     fn(*c.values);

@@ -31,8 +31,8 @@ int exit_code_for(const Verdict& v) {
 }
 
 void print_verdict(const Verdict& v, const RunOptions& o) {
-  std::cout << "verdict:   " << status_name(v.status) << (v.phase.empty() || v.status == Status::Pass ? "" : " (" + v.phase + ")")
-            << "\n";
+  std::cout << "verdict:   " << status_name(v.status)
+            << (v.phase.empty() || v.status == Status::Pass ? "" : " (" + v.phase + ")") << "\n";
   if (!v.signature.empty()) std::cout << "signature: " << v.signature << "\n";
   if (!v.message.empty()) std::cout << "message:   " << v.message << "\n";
   if (!v.outputs.empty()) {
@@ -41,9 +41,11 @@ void print_verdict(const Verdict& v, const RunOptions& o) {
       std::cout << "  " << d.path << "  " << d.dtype << "  max_abs " << d.max_abs << "  max_rel " << d.max_rel << "  "
                 << (d.ok ? "ok" : "FAIL") << (d.reason.empty() ? "" : "  " + d.reason) << "\n";
   }
-  std::cout << "ran:       " << o.run.ref << " vs " << o.run.backend << " on " << o.run.device << ", " << v.seconds << " s\n";
+  std::cout << "ran:       " << o.run.ref << " vs " << o.run.backend << " on " << o.run.device << ", " << v.seconds
+            << " s\n";
   if (v.status == Status::Invalid) std::cout << "The reference itself fails on this case: nothing to compare.\n";
-  if (o.explain_backend && !v.backend_graph.empty()) std::cout << "\nexecuted graph (" << o.run.backend << "):\n" << v.backend_graph;
+  if (o.explain_backend && !v.backend_graph.empty())
+    std::cout << "\nexecuted graph (" << o.run.backend << "):\n" << v.backend_graph;
 }
 
 }  // namespace
@@ -57,7 +59,8 @@ int import_command(const ImportOptions& options, const std::string& output_dir) 
   size_t lifted = 0;
   for (const InputSpec& spec : c.inputs) lifted += spec.lifted;
   std::cout << "wrote " << output_dir << ": " << count_compute_nodes(*c.graph) << " compute nodes, " << c.inputs.size()
-            << " inputs (" << lifted << " lifted constants), " << (c.values ? "real" : "fake-shaped") << " input values\n";
+            << " inputs (" << lifted << " lifted constants), " << (c.values ? "real" : "fake-shaped")
+            << " input values\n";
   return 0;
 }
 

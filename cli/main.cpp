@@ -33,7 +33,8 @@ void set_up_logging(int verbosity) {
 void add_compare_flags(CLI::App& cmd, tsrepro::CompareOptions& compare) {
   cmd.add_option("--tol", compare.tol, "tolerance of the same()-style comparison")->capture_default_str();
   cmd.add_flag("--cos", compare.cos_similarity, "compare by cosine similarity (>= 0.99)");
-  cmd.add_flag("--equal-nan,!--no-equal-nan", compare.equal_nan, "NaN equals NaN (default, as PyTorch's minifier compares)");
+  cmd.add_flag("--equal-nan,!--no-equal-nan", compare.equal_nan,
+               "NaN equals NaN (default, as PyTorch's minifier compares)");
   cmd.add_flag("!--no-fp64", compare.use_fp64,
                "judge by allclose alone: no fp64 reference run excuses a result (same_two_models_use_fp64=False)");
   cmd.add_flag("!--no-exact-dtype", compare.exact_dtype, "allow the backend's outputs to differ in dtype");
@@ -47,8 +48,8 @@ struct EvaluationFlags {
 
 // The flags `run` and `minify` share (which of them are required is the caller's: minify
 // --list-passes needs neither the case nor --backend).
-EvaluationFlags add_evaluation_flags(CLI::App& cmd, tsrepro::cli::EvaluationCliOptions& o, const std::string& timeout_help,
-                                     const std::string& fake_inputs_help) {
+EvaluationFlags add_evaluation_flags(CLI::App& cmd, tsrepro::cli::EvaluationCliOptions& o,
+                                     const std::string& timeout_help, const std::string& fake_inputs_help) {
   EvaluationFlags flags;
   flags.case_dir = cmd.add_option("case", o.case_dir, "case directory (from tsrepro import)");
   flags.backend = cmd.add_option("--backend", o.run.backend, "tested backend: " + tsrepro::known_backends_text());
@@ -68,8 +69,10 @@ std::string command_line_of(int argc, char** argv) {
   std::string line;
   for (int i = 0; i < argc; ++i) {
     const std::string arg = argv[i];
-    const bool plain = !arg.empty() && arg.find_first_not_of(
-        "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == std::string::npos;
+    const bool plain =
+        !arg.empty() &&
+        arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") ==
+            std::string::npos;
     std::string quoted = "'";
     for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
     line += (i ? " " : "") + (plain ? arg : quoted + "'");
@@ -96,13 +99,15 @@ int run_cli(int argc, char** argv) {
 
   tsrepro::ImportOptions import_options;
   std::string import_output;
-  auto* import_cmd = app.add_subcommand("import", "turn a saved TorchScript module or an IR file plus inputs into a case directory");
+  auto* import_cmd =
+      app.add_subcommand("import", "turn a saved TorchScript module or an IR file plus inputs into a case directory");
   import_cmd->add_option("source", import_options.source, "MODEL.pt (torch.jit.save) or GRAPH.ir (TorchScript IR text)")
       ->required();
   auto* inputs_opt = import_cmd->add_option("--inputs", import_options.inputs_path,
                                             "INPUTS.pt: torch.save of a list or tuple of the forward arguments");
-  import_cmd->add_option("--input-spec", import_options.input_spec,
-                         "fake-shaped inputs only, e.g. \"1x3x8x8:float32,4:int64[0,10),int=3\"")
+  import_cmd
+      ->add_option("--input-spec", import_options.input_spec,
+                   "fake-shaped inputs only, e.g. \"1x3x8x8:float32,4:int64[0,10),int=3\"")
       ->excludes(inputs_opt);
   import_cmd->add_option("-o,--output", import_output, "the case directory to create")->required();
   import_cmd->add_option("--method", import_options.method, "the module method to import")->capture_default_str();
@@ -132,15 +137,16 @@ int run_cli(int argc, char** argv) {
 
   tsrepro::cli::MinifyCliOptions minify;
   bool list_passes = false;
-  auto* minify_cmd = app.add_subcommand("minify", "shrink a failing case to a 1-minimal graph and write repro.py / repro.cpp");
+  auto* minify_cmd =
+      app.add_subcommand("minify", "shrink a failing case to a 1-minimal graph and write repro.py / repro.cpp");
   // case, --backend and -o are checked below: --list-passes needs none of them.
   add_evaluation_flags(*minify_cmd, minify, "seconds before a candidate counts as hung",
                        "start from seeded fake inputs of the recorded shapes");
   minify_cmd->add_option("-o,--output", minify.output_dir, "output directory: checkpoints/, minified/, summary.json");
   auto* accuracy_flag = minify_cmd->add_flag("--accuracy", minify.accuracy,
                                              "keep accuracy failures only; exceptions and crashes are not interesting");
-  auto* check_str_opt = minify_cmd->add_option("--check-str", minify.check_str,
-                                               "a failure is interesting when this regex matches its signature or message");
+  auto* check_str_opt = minify_cmd->add_option(
+      "--check-str", minify.check_str, "a failure is interesting when this regex matches its signature or message");
   auto* test_opt = minify_cmd->add_option("--test", minify.test_command,
                                           "interesting when CMD CANDIDATE_CASE_DIR exits 0 (llvm-reduce style)");
   accuracy_flag->excludes(check_str_opt)->excludes(test_opt);
@@ -151,8 +157,9 @@ int run_cli(int argc, char** argv) {
   minify_cmd->add_option("--passes", minify.passes, "comma-separated passes to run (default: all)")->delimiter(',');
   minify_cmd->add_flag("--resume", minify.resume, "continue from the smallest checkpoint in the output directory");
   minify_cmd->add_flag("--skip-sanity", minify.skip_sanity, "do not run the original case first");
-  minify_cmd->add_flag("--offload", minify.offload,
-                       "keep the reference values the cutting passes feed in on disk (a temporary directory), not in memory");
+  minify_cmd->add_flag(
+      "--offload", minify.offload,
+      "keep the reference values the cutting passes feed in on disk (a temporary directory), not in memory");
   minify_cmd->add_flag("--json", minify.json, "print the summary as one JSON object");
   minify_cmd->add_flag("--list-passes", list_passes, "list the reduction passes and exit");
   add_load_library_flag(*minify_cmd, libraries);
@@ -184,8 +191,8 @@ int run_cli(int argc, char** argv) {
     }
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "tsrepro: error: " << e.what() << " (see tsrepro " << (app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name() + " ")
-              << "--help)\n";
+    std::cerr << "tsrepro: error: " << e.what() << " (see tsrepro "
+              << (app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name() + " ") << "--help)\n";
     return 2;
   }
   minify.command_line = run.command_line = command_line_of(argc, argv);

@@ -73,7 +73,8 @@ class ConsoleObserver : public MinifyObserver {
     if (!resumed_) writer_.write_checkpoint(stamped(state, earlier_, {}));
     clear_live_line();
     steps_ << "start: " << count_compute_nodes(*state.graph) << " compute nodes, failure "
-           << (state.expected ? state.expected->kind + ": " + state.expected->signature : std::string("(decided by the test)"))
+           << (state.expected ? state.expected->kind + ": " + state.expected->signature
+                              : std::string("(decided by the test)"))
            << (resumed_ ? "  (resumed from a checkpoint)" : "") << std::endl;
   }
 
@@ -89,7 +90,8 @@ class ConsoleObserver : public MinifyObserver {
   void on_query(const std::string& pass, const MinifyStats& stats, size_t nodes) override {
     if (!live_) return;
     std::fprintf(stderr, "\r\033[K  %s: %zu nodes, %zu queries, %zu cached, %.1f s", pass.c_str(), nodes,
-                 earlier_.queries + stats.queries, earlier_.cache_hits + stats.cache_hits, earlier_.seconds + stats.seconds);
+                 earlier_.queries + stats.queries, earlier_.cache_hits + stats.cache_hits,
+                 earlier_.seconds + stats.seconds);
     std::fflush(stderr);
     line_shown_ = true;
   }
@@ -185,7 +187,8 @@ nlohmann::json summary_json(const MinifyResult& r, const EarlierProgress& earlie
 void print_summary(const nlohmann::json& s, const std::string& out_dir) {
   const std::string dir = s["repro_dir"];
   std::cout << "\nminified:  " << s["original_nodes"] << " -> " << s["final_nodes"] << " compute nodes"
-            << (s["one_minimal"].get<bool>() ? " (1-minimal: cutting any one node loses the failure)" : " (not 1-minimal)")
+            << (s["one_minimal"].get<bool>() ? " (1-minimal: cutting any one node loses the failure)"
+                                             : " (not 1-minimal)")
             << "\n"
             << "queries:   " << s["queries"] << " run, " << s["cache_hits"] << " cache hits, "
             << seconds_text(s["seconds"].get<double>()) << "\n"
@@ -193,8 +196,8 @@ void print_summary(const nlohmann::json& s, const std::string& out_dir) {
             << "case:      " << dir << "/ (checkpoints in " << out_dir << "/checkpoints/)\n";
   if (!s["repro_py"].get<std::string>().empty())
     std::cout << "repro:     /usr/bin/python3 " << dir << "/repro.py      (exits 1 while the failure reproduces)\n"
-              << "           cmake -S " << dir << " -B " << dir << "/build && cmake --build " << dir << "/build && " << dir
-              << "/build/repro " << dir << "\n";
+              << "           cmake -S " << dir << " -B " << dir << "/build && cmake --build " << dir << "/build && "
+              << dir << "/build/repro " << dir << "\n";
 }
 
 void write_text_atomically(const std::string& path, const std::string& text) {
@@ -226,7 +229,8 @@ int minify_command(const MinifyCliOptions& o) {
   if (checkpoint) {
     start = load_case(*checkpoint);
     if (!start.expected || start.expected->backend != o.run.backend || start.expected->ref != o.run.ref)
-      throw UserError(*checkpoint + ": was made by a minify with another backend or reference; resume with the same flags");
+      throw UserError(*checkpoint +
+                      ": was made by a minify with another backend or reference; resume with the same flags");
     earlier = progress_recorded_in(start);
     options.known_failure = *start.expected;
     options.run.fake_inputs = false;  // a checkpoint's values are the ones to keep

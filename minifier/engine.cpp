@@ -28,7 +28,7 @@ std::tuple<size_t, size_t, size_t, int64_t> size_of(const Case& c) {
 }  // namespace
 
 std::optional<std::pair<size_t, Case>> PassContext::find_first_interesting(size_t count, const CandidateMaker& make,
-                                                                          bool must_shrink) {
+                                                                           bool must_shrink) {
   const auto current_size = size_of(state_);
   const size_t window = oracle_.parallelism();
   size_t next = 0;
@@ -85,7 +85,8 @@ bool PassContext::is_interesting(const Case& candidate) { return first_interesti
 
 std::optional<size_t> PassContext::first_interesting(const std::vector<std::optional<Case>>& candidates) {
   // Copies share the graph: the oracle only reads it.
-  auto found = find_first_interesting(candidates.size(), [&](size_t i) { return candidates[i]; }, /*must_shrink=*/false);
+  auto found = find_first_interesting(
+      candidates.size(), [&](size_t i) { return candidates[i]; }, /*must_shrink=*/false);
   if (!found) return std::nullopt;
   return found->first;
 }
@@ -135,7 +136,8 @@ Verdict PredicateInterest::check_original(const Case& original) {
 void MinifyOptions::validate() const {
   run.validate();
   for (const std::string& name : passes) {
-    const bool known = std::any_of(pass_table().begin(), pass_table().end(), [&](const PassEntry& e) { return e.name == name; });
+    const bool known =
+        std::any_of(pass_table().begin(), pass_table().end(), [&](const PassEntry& e) { return e.name == name; });
     if (!known) throw UserError("--passes: unknown pass '" + name + "' (see tsrepro minify --list-passes)");
   }
   if (interest == Interest::CheckStr) {
@@ -187,7 +189,8 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, MinifyOb
   return minify(original, options, *interest, observer);
 }
 
-MinifyResult minify(const Case& original, const MinifyOptions& options, InterestTest& interest, MinifyObserver& observer) {
+MinifyResult minify(const Case& original, const MinifyOptions& options, InterestTest& interest,
+                    MinifyObserver& observer) {
   const std::vector<const PassEntry*> passes = selected_passes(options.passes);
   const OffloadDirectory offload(options.offload);
   Oracle oracle(interest, observer);

@@ -26,7 +26,8 @@ bool can_be_graph_input(const c10::IValue& v) {
   // An undefined tensor (the None an op returns for an output it skipped, such as
   // _native_multi_head_attention's weights) is no value a Tensor input can hold.
   if (v.isTensor() && !v.toTensor().defined()) return false;
-  if (v.isTensor() || v.isInt() || v.isDouble() || v.isBool() || v.isNone() || v.isString() || v.isDevice()) return true;
+  if (v.isTensor() || v.isInt() || v.isDouble() || v.isBool() || v.isNone() || v.isString() || v.isDevice())
+    return true;
   if (v.isIntList() || v.isDoubleList() || v.isBoolList() || v.isTensorList()) return true;
   if (v.isTuple()) {
     for (const c10::IValue& item : v.toTupleRef().elements())
@@ -93,9 +94,10 @@ std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>&
   for (Node* node : nodes) {
     if (!removed.count(node)) continue;
     for (Value* output : node->outputs()) {
-      const bool needed_outside = std::any_of(output->uses().begin(), output->uses().end(), [&](const torch::jit::Use& use) {
-        return use.user->kind() == c10::prim::Return || !removed.count(top_level_owner(use.user, *cut.graph));
-      });
+      const bool needed_outside =
+          std::any_of(output->uses().begin(), output->uses().end(), [&](const torch::jit::Use& use) {
+            return use.user->kind() == c10::prim::Return || !removed.count(top_level_owner(use.user, *cut.graph));
+          });
       if (!needed_outside) continue;
       const std::optional<c10::IValue> ref = refs.find(output->debugName());
       if (!ref || !can_be_graph_input(*ref)) return std::nullopt;

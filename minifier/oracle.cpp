@@ -26,7 +26,8 @@ void hash_bytes(uint64_t& h, const void* data, size_t size) {
 void hash_value(uint64_t& h, const c10::IValue& v) {
   if (v.isTensor()) {
     at::Tensor t = v.toTensor().detach().to(at::kCPU).contiguous();
-    const std::string layout = std::string(c10::toString(t.scalar_type())) + c10::str(t.sizes()) + c10::str(v.toTensor().strides());
+    const std::string layout =
+        std::string(c10::toString(t.scalar_type())) + c10::str(t.sizes()) + c10::str(v.toTensor().strides());
     hash_bytes(h, layout.data(), layout.size());
     hash_bytes(h, t.data_ptr(), t.numel() * t.element_size());
   } else {
@@ -47,7 +48,8 @@ std::string cache_key(const Case& candidate) {
 
 }  // namespace
 
-Oracle::Oracle(InterestTest& test, MinifyObserver& observer) : test_(test), observer_(observer), started_(now_seconds()) {}
+Oracle::Oracle(InterestTest& test, MinifyObserver& observer)
+    : test_(test), observer_(observer), started_(now_seconds()) {}
 
 Verdict Oracle::check_original(const Case& original) {
   Verdict verdict = test_.check_original(original);
@@ -93,7 +95,8 @@ std::optional<size_t> Oracle::first_interesting(const std::vector<Case>& candida
       }
       // One candidate runs on this thread; the others of the window on their own.
       const auto policy = window == 1 ? std::launch::deferred : std::launch::async;
-      running[i - start] = std::async(policy, [this, &candidates, i, slot] { return test_.interesting(candidates[i], slot); });
+      running[i - start] =
+          std::async(policy, [this, &candidates, i, slot] { return test_.interesting(candidates[i], slot); });
       ++slot;
     }
     std::vector<double> latencies_ms;

@@ -65,7 +65,8 @@ class PassContext {
  private:
   // The one search behind the above: candidates made in order, tried in windows of -j; with
   // must_shrink, those not strictly smaller than the state are skipped (never run).
-  std::optional<std::pair<size_t, Case>> find_first_interesting(size_t count, const CandidateMaker& make, bool must_shrink);
+  std::optional<std::pair<size_t, Case>> find_first_interesting(size_t count, const CandidateMaker& make,
+                                                                bool must_shrink);
 
   Oracle& oracle_;
   Case& state_;

@@ -99,7 +99,8 @@ void insert_recording(torch::jit::Graph& graph, torch::jit::Value* value, const 
   graph.insertNode(graph.create(record, {name_constant, value}, 0));
 }
 
-void run_recording(const std::shared_ptr<torch::jit::Graph>& graph, std::vector<c10::IValue> inputs, ReferenceValues& into) {
+void run_recording(const std::shared_ptr<torch::jit::Graph>& graph, std::vector<c10::IValue> inputs,
+                   ReferenceValues& into) {
   RecordingScope scope(into);
   interpret_graph(graph)->run(std::move(inputs));
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The values a graph's nodes computed in the reference run, by debug name: what the cutting
-// passes (cut-ranges, cut-nodes, the 1-minimal check) feed in where they turn nodes into inputs. Kept in memory, or (--offload) written to disk one file
-// per value as the reference run produces them, so a 5000-node case never holds them all.
+// passes (cut-ranges, cut-nodes, the 1-minimal check) feed in where they turn nodes into inputs. Kept in memory, or
+// (--offload) written to disk one file per value as the reference run produces them, so a 5000-node case never holds
+// them all.
 
 #include <filesystem>
 #include <memory>
@@ -52,6 +53,7 @@ ReferenceValues compute_reference_values(const Case& state, const std::filesyste
 // fusion group): a tsrepro::record_reference node at the graph's insert point, and a run of a
 // graph holding such nodes in the interpreter, recording into `into`.
 void insert_recording(torch::jit::Graph& graph, torch::jit::Value* value, const std::string& name);
-void run_recording(const std::shared_ptr<torch::jit::Graph>& graph, std::vector<c10::IValue> inputs, ReferenceValues& into);
+void run_recording(const std::shared_ptr<torch::jit::Graph>& graph, std::vector<c10::IValue> inputs,
+                   ReferenceValues& into);
 
 }  // namespace tsrepro

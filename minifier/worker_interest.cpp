@@ -38,8 +38,7 @@ WorkerInterest::WorkerInterest(const MinifyOptions& options, const std::string& 
   std::string pattern = (fs::temp_directory_path() / "tsrepro-minify-XXXXXX").string();
   if (!::mkdtemp(pattern.data())) throw UserError(pattern + ": cannot create a scratch directory");
   scratch_dir_ = pattern;
-  for (int i = 0; i < std::max(1, options_.jobs); ++i)
-    runners_.push_back(std::make_unique<RunnerProcess>(runner_path));
+  for (int i = 0; i < std::max(1, options_.jobs); ++i) runners_.push_back(std::make_unique<RunnerProcess>(runner_path));
 }
 
 WorkerInterest::~WorkerInterest() { remove_tree(scratch_dir_); }
@@ -98,7 +97,7 @@ Verdict WorkerInterest::check_original(const Case& original) {
   const Verdict verdict = run_in_worker(original, 0);
   expected_ = {options_.run.ref, options_.run.backend, options_.run.backend_options, status_name(verdict.status),
                verdict.signature};
-  const bool ok = options_.interest == Interest::TestCommand ? run_test_command(original)
+  const bool ok = options_.interest == Interest::TestCommand   ? run_test_command(original)
                   : options_.interest == Interest::SameFailure ? verdict.failed()
                                                                : judged_interesting(verdict);
   if (!ok) {

@@ -36,7 +36,8 @@ std::vector<std::string> entries_of(const std::string& dir) {
 // "12_nodes" -> 12; anything else (a temporary ".12_nodes.tmp-..." included) -> nullopt.
 std::optional<long> checkpoint_nodes(const std::string& name) {
   const size_t suffix = name.size() - std::string(kCheckpointSuffix).size();
-  if (name.size() <= std::string(kCheckpointSuffix).size() || name.compare(suffix, std::string::npos, kCheckpointSuffix) != 0)
+  if (name.size() <= std::string(kCheckpointSuffix).size() ||
+      name.compare(suffix, std::string::npos, kCheckpointSuffix) != 0)
     return std::nullopt;
   const std::string digits = name.substr(0, suffix);
   if (digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9) return std::nullopt;
@@ -85,7 +86,8 @@ std::string CheckpointWriter::write(const Case& state, const std::string& dir) c
 }
 
 std::string CheckpointWriter::write_checkpoint(const Case& state) const {
-  return write(state, out_dir_ + "/checkpoints/" + std::to_string(count_compute_nodes(*state.graph)) + kCheckpointSuffix);
+  return write(state,
+               out_dir_ + "/checkpoints/" + std::to_string(count_compute_nodes(*state.graph)) + kCheckpointSuffix);
 }
 
 std::string CheckpointWriter::write_final(const Case& state) const { return write(state, out_dir_ + "/minified"); }

@@ -19,20 +19,30 @@ void append_escaped(std::string& out, std::string_view text, char previous) {
   for (const char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
     switch (ch) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      case '?': out += previous == '?' ? "\\?" : "?"; break;
-      default: out += is_printable_ascii(c) ? std::string(1, ch) : octal_escape(c);
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '?':
+        out += previous == '?' ? "\\?" : "?";
+        break;
+      default:
+        out += is_printable_ascii(c) ? std::string(1, ch) : octal_escape(c);
     }
     previous = ch;
   }
 }
 
 // Pieces of `line` no longer than `max_chunk`, for readable source lines.
-void append_chunks(std::string& out, std::string_view line, const std::string& indent, size_t max_chunk,
-                   bool& first) {
+void append_chunks(std::string& out, std::string_view line, const std::string& indent, size_t max_chunk, bool& first) {
   do {
     const std::string_view chunk = line.substr(0, max_chunk);
     line.remove_prefix(chunk.size());
@@ -68,10 +78,14 @@ std::string cpp_comment_text(std::string_view text) {
   std::string out;
   for (const char ch : text) {
     const auto c = static_cast<unsigned char>(ch);
-    if (ch == '\n' || ch == '\r' || ch == '\t') out += ' ';
-    else if (ch == '\\') out += '/';
-    else if (!is_printable_ascii(c)) out += '?';
-    else out += ch;
+    if (ch == '\n' || ch == '\r' || ch == '\t')
+      out += ' ';
+    else if (ch == '\\')
+      out += '/';
+    else if (!is_printable_ascii(c))
+      out += '?';
+    else
+      out += ch;
     // Break "*/" and "/*" (block comment delimiters) and "??" (a trigraph where they are
     // enabled; "??/" is a backslash).
     const size_t n = out.size();
@@ -83,8 +97,8 @@ std::string cpp_comment_text(std::string_view text) {
 
 std::string cpp_double_literal(double value) {
   if (std::isnan(value)) return "std::numeric_limits<double>::quiet_NaN()";
-  if (std::isinf(value)) return value > 0 ? "std::numeric_limits<double>::infinity()"
-                                          : "-std::numeric_limits<double>::infinity()";
+  if (std::isinf(value))
+    return value > 0 ? "std::numeric_limits<double>::infinity()" : "-std::numeric_limits<double>::infinity()";
   char buffer[40];
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buffer, sizeof(buffer), "%.*g", precision, value);

@@ -17,10 +17,14 @@ std::optional<std::pair<uint32_t, size_t>> decode_utf8(std::string_view text, si
   const auto lead = static_cast<unsigned char>(text[pos]);
   size_t length = 0;
   uint32_t code = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) length = 2, code = lead & 0x1F;
-  else if (lead >= 0xE0 && lead <= 0xEF) length = 3, code = lead & 0x0F;
-  else if (lead >= 0xF0 && lead <= 0xF4) length = 4, code = lead & 0x07;
-  else return std::nullopt;
+  if (lead >= 0xC2 && lead <= 0xDF)
+    length = 2, code = lead & 0x1F;
+  else if (lead >= 0xE0 && lead <= 0xEF)
+    length = 3, code = lead & 0x0F;
+  else if (lead >= 0xF0 && lead <= 0xF4)
+    length = 4, code = lead & 0x07;
+  else
+    return std::nullopt;
   if (pos + length > text.size()) return std::nullopt;
   for (size_t i = 1; i < length; ++i) {
     const auto next = static_cast<unsigned char>(text[pos + i]);
@@ -56,13 +60,20 @@ std::string escaped(std::string_view text, std::optional<char> quote) {
       }
       continue;
     }
-    if (c == '\\') out += "\\\\";
-    else if (quote && c == *quote) out += std::string("\\") + c;
-    else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
-    else if (byte < 0x20 || byte == 0x7F) out += hex_escape("\\x%02x", byte);
-    else out += c;
+    if (c == '\\')
+      out += "\\\\";
+    else if (quote && c == *quote)
+      out += std::string("\\") + c;
+    else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
+    else if (byte < 0x20 || byte == 0x7F)
+      out += hex_escape("\\x%02x", byte);
+    else
+      out += c;
     ++pos;
   }
   return out;
@@ -87,12 +98,18 @@ std::string python_float_literal(double value) {
 
 std::string python_literal(const nlohmann::json& value) {
   switch (value.type()) {
-    case nlohmann::json::value_t::null: return "None";
-    case nlohmann::json::value_t::boolean: return value.get<bool>() ? "True" : "False";
-    case nlohmann::json::value_t::number_integer: return std::to_string(value.get<int64_t>());
-    case nlohmann::json::value_t::number_unsigned: return std::to_string(value.get<uint64_t>());
-    case nlohmann::json::value_t::number_float: return python_float_literal(value.get<double>());
-    case nlohmann::json::value_t::string: return python_string_literal(value.get_ref<const std::string&>());
+    case nlohmann::json::value_t::null:
+      return "None";
+    case nlohmann::json::value_t::boolean:
+      return value.get<bool>() ? "True" : "False";
+    case nlohmann::json::value_t::number_integer:
+      return std::to_string(value.get<int64_t>());
+    case nlohmann::json::value_t::number_unsigned:
+      return std::to_string(value.get<uint64_t>());
+    case nlohmann::json::value_t::number_float:
+      return python_float_literal(value.get<double>());
+    case nlohmann::json::value_t::string:
+      return python_string_literal(value.get_ref<const std::string&>());
     case nlohmann::json::value_t::array: {
       std::string out = "[";
       for (const auto& item : value) out += (out.size() > 1 ? ", " : "") + python_literal(item);
@@ -104,7 +121,8 @@ std::string python_literal(const nlohmann::json& value) {
         out += (out.size() > 1 ? ", " : "") + python_string_literal(key) + ": " + python_literal(item);
       return out + "}";
     }
-    default: return "None";  // binary and discarded values never come from a case
+    default:
+      return "None";  // binary and discarded values never come from a case
   }
 }
 

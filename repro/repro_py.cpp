@@ -983,7 +983,6 @@ if __name__ == "__main__":
     sys.exit(main())
 )PY";
 
-
 // ---- Generated parts ----------------------------------------------------------------------------
 
 std::string trimmed(const std::string& text) {
@@ -1010,7 +1009,8 @@ std::string cpu_model_name() {
 std::string backend_family(const std::string& spec) { return spec.substr(0, spec.find(':')); }
 
 void check_backend_has_python_version(const std::string& spec) {
-  if (!find_backend(spec)) throw UserError("repro.py: unknown backend '" + spec + "' (known: " + known_backends_text() + ")");
+  if (!find_backend(spec))
+    throw UserError("repro.py: unknown backend '" + spec + "' (known: " + known_backends_text() + ")");
   // The backends with a Python version below (a new backend needs one before it gets a repro.py).
   static const std::set<std::string> kWithPythonVersion = {"eager", "jit", "nnc", "ofi", "inject"};
   if (!kWithPythonVersion.count(backend_family(spec)))
@@ -1041,7 +1041,8 @@ std::string header_comment(const Case& c, const ReproSettings& s) {
   out << "\n# Reference " << python_comment_text(s.run.ref) << " vs backend " << python_comment_text(s.run.backend)
       << python_comment_text(options_text(s.run.backend_options)) << " on " << python_comment_text(s.run.device)
       << (s.run.backward ? ", with backward" : "") << ".\n# Inputs: "
-      << (uses_fake_inputs(c, s) ? "fake, seed " + std::to_string(s.run.seed) : std::string("inputs.pt beside this file"))
+      << (uses_fake_inputs(c, s) ? "fake, seed " + std::to_string(s.run.seed)
+                                 : std::string("inputs.pt beside this file"))
       << ".\n"
       << "#\n"
       << "# Needs only PyTorch: `python3 repro.py` runs the graph below in the reference and in the\n"
@@ -1067,10 +1068,13 @@ std::string settings_block(const Case& c, const ReproSettings& s) {
       << "# None: read inputs.pt beside this file; a number: make tsrepro's seeded fake inputs.\n"
       << "FAKE_INPUTS_SEED = " << (uses_fake_inputs(c, s) ? std::to_string(s.run.seed) : "None") << "\n"
       << "TIMEOUT_SECONDS = " << python_float_literal(s.run.timeout_seconds) << "  # a slower backend counts as hung\n"
-      << "COMPARE = dict(tol=" << python_float_literal(cmp.tol) << ", cos_similarity=" << python_bool(cmp.cos_similarity)
-      << ", equal_nan=" << python_bool(cmp.equal_nan) << ", exact_dtype=" << python_bool(cmp.exact_dtype)
-      << ",\n               ignore_non_fp=" << python_bool(cmp.ignore_non_fp) << ", use_fp64=" << python_bool(cmp.use_fp64) << ")\n"
-      << "EXPECTED_KIND = " << python_string_literal(s.expected_kind) << "  # the verdict status that means \"reproduced\"\n"
+      << "COMPARE = dict(tol=" << python_float_literal(cmp.tol)
+      << ", cos_similarity=" << python_bool(cmp.cos_similarity) << ", equal_nan=" << python_bool(cmp.equal_nan)
+      << ", exact_dtype=" << python_bool(cmp.exact_dtype)
+      << ",\n               ignore_non_fp=" << python_bool(cmp.ignore_non_fp)
+      << ", use_fp64=" << python_bool(cmp.use_fp64) << ")\n"
+      << "EXPECTED_KIND = " << python_string_literal(s.expected_kind)
+      << "  # the verdict status that means \"reproduced\"\n"
       << "EXPECTED_SIGNATURE = " << python_string_literal(s.expected_signature) << "\n"
       << "EXTENSION_LIBRARIES = [";
   for (const std::string& library : loaded_extension_libraries())
@@ -1156,8 +1160,11 @@ std::string case_module_block(const Case& c) {
          "                self.register_buffer(name, value)\n"
          "            else:  # a scalar attribute (training, eps, ...): scripting infers its type\n"
          "                setattr(self, name, value)\n\n"
-         "    def forward(self" + parameters + "):\n"
-         "        return CASE_GRAPH(" + arguments + ")\n";
+         "    def forward(self" +
+         parameters +
+         "):\n"
+         "        return CASE_GRAPH(" +
+         arguments + ")\n";
 }
 
 // Only the backend sections the case needs: the script stays short enough to paste.

@@ -47,8 +47,7 @@ std::optional<double> double_or_none(const json& j, const char* key) {
 }
 
 json expected_to_json(const ExpectedFailure& e) {
-  return {{"ref", e.ref}, {"backend", e.backend}, {"options", e.options},
-          {"kind", e.kind}, {"signature", e.signature}};
+  return {{"ref", e.ref}, {"backend", e.backend}, {"options", e.options}, {"kind", e.kind}, {"signature", e.signature}};
 }
 
 ExpectedFailure expected_from_json(const json& j) {
@@ -223,8 +222,8 @@ Case case_from_json(const fs::path& dir, const fs::path& json_path, const json& 
     if (!stored.isTuple()) throw UserError(inputs_path.string() + ": expected a tuple of input values");
     c.values = stored.toTupleRef().elements().vec();
     if (c.values->size() != c.inputs.size())
-      throw UserError(inputs_path.string() + ": holds " + std::to_string(c.values->size()) + " values but the graph takes " +
-                      std::to_string(c.inputs.size()));
+      throw UserError(inputs_path.string() + ": holds " + std::to_string(c.values->size()) +
+                      " values but the graph takes " + std::to_string(c.inputs.size()));
   }
   return c;
 }
@@ -252,7 +251,6 @@ Case load_case(const std::string& dir_name) {
   }
 }
 
-
 void write_case(const Case& c, const std::string& dir_name, bool replace,
                 const std::map<std::string, std::string>& extra_files) {
   fs::path dir = fs::absolute(dir_name).lexically_normal();
@@ -262,14 +260,10 @@ void write_case(const Case& c, const std::string& dir_name, bool replace,
   fs::create_directories(dir.parent_path(), ec);
   if (ec) throw UserError(dir_name + ": cannot create parent directory: " + ec.message());
 
-  json meta = {{"format", kCaseFormatName},
-               {"version", kCaseFormatVersion},
-               {"tsrepro_version", TSREPRO_VERSION},
-               {"torch_version", TORCH_VERSION},
-               {"real_inputs", c.values.has_value()},
-               {"compute_nodes", count_compute_nodes(*c.graph)},
-               {"comparison", c.comparison},
-               {"provenance", c.provenance}};
+  json meta = {{"format", kCaseFormatName},           {"version", kCaseFormatVersion},
+               {"tsrepro_version", TSREPRO_VERSION},  {"torch_version", TORCH_VERSION},
+               {"real_inputs", c.values.has_value()}, {"compute_nodes", count_compute_nodes(*c.graph)},
+               {"comparison", c.comparison},          {"provenance", c.provenance}};
   meta["inputs"] = json::array();
   for (const InputSpec& spec : c.inputs) meta["inputs"].push_back(spec_to_json(spec));
   meta["expected_failure"] = c.expected ? expected_to_json(*c.expected) : json(nullptr);

@@ -119,9 +119,7 @@ at::Tensor comparable(const at::Tensor& tensor) {
   return plain.device().is_cpu() ? plain : plain.cpu();
 }
 
-bool is_half_precision(at::ScalarType type) {
-  return type == at::kHalf || type == at::kBFloat16;
-}
+bool is_half_precision(at::ScalarType type) { return type == at::kHalf || type == at::kBFloat16; }
 
 bool allclose(const at::Tensor& ref, const at::Tensor& res, double tol, bool equal_nan) {
   return at::allclose(ref, res, /*rtol=*/tol, /*atol=*/tol, equal_nan);
@@ -133,9 +131,7 @@ double rmse(const at::Tensor& fp64_ref, const at::Tensor& tensor) {
   return (fp64_ref - tensor.to(at::kDouble)).square().mean().sqrt().item<double>();
 }
 
-int64_t count_unequal(const at::Tensor& ref, const at::Tensor& res) {
-  return ref.ne(res).sum().item<int64_t>();
-}
+int64_t count_unequal(const at::Tensor& ref, const at::Tensor& res) { return ref.ne(res).sum().item<int64_t>(); }
 
 struct Differences {
   double max_abs = 0;
@@ -181,14 +177,12 @@ class OutputComparer {
 
   // `fp64_ref` is the fp64 run's counterpart of `ref`, or `ref` itself when there is none
   // (as same() does with fp64_ref=None).
-  void compare(const c10::IValue& ref, const c10::IValue& res, const c10::IValue& fp64_ref,
-               const std::string& path) {
+  void compare(const c10::IValue& ref, const c10::IValue& res, const c10::IValue& fp64_ref, const std::string& path) {
     if (is_sequence(ref) && is_sequence(res)) return compare_sequences(ref, res, fp64_ref, path);
     if (ref.isGenericDict() && res.isGenericDict()) return compare_dicts(ref, res, fp64_ref, path);
     if (ref.isTensor() && res.isTensor()) return compare_tensors(ref, res, fp64_ref, path);
     if (kind_name(ref) != kind_name(res)) {
-      return record(mismatch(path, kind_name(ref),
-                             "type mismatch: " + kind_name(ref) + " vs " + kind_name(res)));
+      return record(mismatch(path, kind_name(ref), "type mismatch: " + kind_name(ref) + " vs " + kind_name(res)));
     }
     compare_scalars(ref, res, path);
   }
@@ -198,8 +192,7 @@ class OutputComparer {
   std::vector<OutputDiff> take_diffs() { return std::move(diffs_); }
 
   // A failure where no element-wise difference can be measured.
-  static OutputDiff mismatch(const std::string& path, const std::string& dtype,
-                             const std::string& reason) {
+  static OutputDiff mismatch(const std::string& path, const std::string& dtype, const std::string& reason) {
     OutputDiff diff;
     diff.path = path;
     diff.dtype = dtype;
@@ -211,21 +204,20 @@ class OutputComparer {
   }
 
  private:
-  void compare_sequences(const c10::IValue& ref, const c10::IValue& res,
-                         const c10::IValue& fp64_ref, const std::string& path) {
+  void compare_sequences(const c10::IValue& ref, const c10::IValue& res, const c10::IValue& fp64_ref,
+                         const std::string& path) {
     const auto ref_elements = sequence_elements(ref);
     const auto res_elements = sequence_elements(res);
     if (ref_elements.size() != res_elements.size()) {
-      return record(mismatch(path, kind_name(ref),
-                             "length mismatch: " + std::to_string(ref_elements.size()) + " vs " +
-                                 std::to_string(res_elements.size())));
+      return record(mismatch(
+          path, kind_name(ref),
+          "length mismatch: " + std::to_string(ref_elements.size()) + " vs " + std::to_string(res_elements.size())));
     }
     // An fp64 counterpart of another shape is no reference at all: fall back to ref itself.
     auto fp64_elements = is_sequence(fp64_ref) ? sequence_elements(fp64_ref) : ref_elements;
     if (fp64_elements.size() != ref_elements.size()) fp64_elements = ref_elements;
     for (size_t i = 0; i < ref_elements.size(); ++i) {
-      compare(ref_elements[i], res_elements[i], fp64_elements[i],
-              child_path(path, std::to_string(i)));
+      compare(ref_elements[i], res_elements[i], fp64_elements[i], child_path(path, std::to_string(i)));
     }
   }
 
@@ -236,9 +228,9 @@ class OutputComparer {
     const auto ref_dict = ref.toGenericDict();
     const auto res_dict = res.toGenericDict();
     if (ref_dict.size() != res_dict.size()) {
-      return record(mismatch(path, "dict",
-                             "key count mismatch: " + std::to_string(ref_dict.size()) + " vs " +
-                                 std::to_string(res_dict.size())));
+      return record(mismatch(
+          path, "dict",
+          "key count mismatch: " + std::to_string(ref_dict.size()) + " vs " + std::to_string(res_dict.size())));
     }
     for (const auto& entry : ref_dict) {
       const std::string key_path = child_path(path, dict_key_name(entry.key()));
@@ -247,8 +239,7 @@ class OutputComparer {
         record(mismatch(key_path, kind_name(entry.value()), "key missing from the result"));
         continue;
       }
-      compare(entry.value(), res_entry->value(),
-              fp64_counterpart(fp64_ref, entry.key(), entry.value()), key_path);
+      compare(entry.value(), res_entry->value(), fp64_counterpart(fp64_ref, entry.key(), entry.value()), key_path);
     }
   }
 
@@ -261,8 +252,8 @@ class OutputComparer {
     return found == fp64_dict.end() ? ref_value : found->value();
   }
 
-  void compare_tensors(const c10::IValue& ref_value, const c10::IValue& res_value,
-                       const c10::IValue& fp64_value, const std::string& path) {
+  void compare_tensors(const c10::IValue& ref_value, const c10::IValue& res_value, const c10::IValue& fp64_value,
+                       const std::string& path) {
     const at::Tensor& ref_in = ref_value.toTensor();
     const at::Tensor& res_in = res_value.toTensor();
     if (!ref_in.defined() || !res_in.defined()) {
@@ -289,11 +280,9 @@ class OutputComparer {
     record(std::move(diff));
   }
 
-  MismatchReason tensor_mismatch(const at::Tensor& ref, const at::Tensor& res,
-                         const c10::IValue& fp64_value) const {
+  MismatchReason tensor_mismatch(const at::Tensor& ref, const at::Tensor& res, const c10::IValue& fp64_value) const {
     if (options_.exact_dtype && ref.scalar_type() != res.scalar_type()) {
-      return "dtype mismatch: " + dtype_name(ref.scalar_type()) + " vs " +
-             dtype_name(res.scalar_type());
+      return "dtype mismatch: " + dtype_name(ref.scalar_type()) + " vs " + dtype_name(res.scalar_type());
     }
     // Without exact_dtype same() casts ref to res's dtype, so res's dtype decides the rule.
     const at::ScalarType compared_type = res.scalar_type();
@@ -313,8 +302,8 @@ class OutputComparer {
     if (allclose(ref.to(at::kByte), res.to(at::kByte), options_.tol, options_.equal_nan)) {
       return std::nullopt;
     }
-    return "bool tensors differ at " + std::to_string(count_unequal(ref.to(at::kBool), res)) +
-           " of " + std::to_string(res.numel()) + " elements";
+    return "bool tensors differ at " + std::to_string(count_unequal(ref.to(at::kBool), res)) + " of " +
+           std::to_string(res.numel()) + " elements";
   }
 
   // Our one deliberate stricter rule: integer results have no rounding excuse.
@@ -329,15 +318,13 @@ class OutputComparer {
     const at::Tensor res_flat = res.flatten().to(at::kFloat);
     // same(): allclose first, because the similarity of two zero vectors is 0.
     if (allclose(ref_flat, res_flat, options_.tol, /*equal_nan=*/true)) return std::nullopt;
-    const double score =
-        at::cosine_similarity(ref_flat, res_flat, /*dim=*/0, kCosineEps).item<double>();
+    const double score = at::cosine_similarity(ref_flat, res_flat, /*dim=*/0, kCosineEps).item<double>();
     if (score >= kMinCosineSimilarity) return std::nullopt;
-    return "cosine similarity " + format_number(score) + " < " +
-           format_number(kMinCosineSimilarity);
+    return "cosine similarity " + format_number(score) + " < " + format_number(kMinCosineSimilarity);
   }
 
   MismatchReason floating_mismatch(const at::Tensor& ref_in, const at::Tensor& res,
-                           const c10::IValue& fp64_value) const {
+                                   const c10::IValue& fp64_value) const {
     const at::Tensor ref = options_.exact_dtype ? ref_in : ref_in.to(res.scalar_type());
     if (allclose(ref, res, options_.tol, options_.equal_nan)) return std::nullopt;
 
@@ -352,8 +339,7 @@ class OutputComparer {
   }
 
   // same() uses the fp64 run only when it produced float64; a real result is needed for RMSE.
-  static at::Tensor usable_fp64_reference(const c10::IValue& fp64_value, const at::Tensor& ref,
-                                          const at::Tensor& res) {
+  static at::Tensor usable_fp64_reference(const c10::IValue& fp64_value, const at::Tensor& ref, const at::Tensor& res) {
     if (!fp64_value.isTensor() || !res.is_floating_point()) return {};
     const at::Tensor& fp64_ref = fp64_value.toTensor();
     if (!fp64_ref.defined() || fp64_ref.scalar_type() != at::kDouble) return {};
@@ -363,12 +349,9 @@ class OutputComparer {
 
   // same(): when ref has NaNs but res and fp64 have none and agree loosely, res is *better*
   // than ref, which counts as a pass.
-  bool ref_has_nan_that_res_avoids(const at::Tensor& ref, const at::Tensor& res,
-                                   const at::Tensor& fp64_ref) const {
-    return !fp64_ref.isnan().any().item<bool>() && !res.isnan().any().item<bool>() &&
-           ref.isnan().any().item<bool>() &&
-           at::allclose(fp64_ref.to(res.scalar_type()), res, kLooseTol, kLooseTol,
-                        options_.equal_nan);
+  bool ref_has_nan_that_res_avoids(const at::Tensor& ref, const at::Tensor& res, const at::Tensor& fp64_ref) const {
+    return !fp64_ref.isnan().any().item<bool>() && !res.isnan().any().item<bool>() && ref.isnan().any().item<bool>() &&
+           at::allclose(fp64_ref.to(res.scalar_type()), res, kLooseTol, kLooseTol, options_.equal_nan);
   }
 
   // same()'s RMSE rule over the elements where both references (ref and fp64) are finite: in
@@ -376,7 +359,7 @@ class OutputComparer {
   // result. The other elements are judged by themselves: res must hold the same inf there (and
   // NaN where ref has NaN, under equal_nan). Both parts are reported.
   MismatchReason rmse_mismatch(const at::Tensor& ref, const at::Tensor& res, const at::Tensor& fp64_ref,
-                       const std::string& allclose_failed) const {
+                               const std::string& allclose_failed) const {
     const at::Tensor finite = ref.isfinite().logical_and(fp64_ref.isfinite());
     const at::Tensor nonfinite = finite.logical_not();
     std::vector<std::string> failures;
@@ -412,8 +395,7 @@ class OutputComparer {
 
   // same()'s get_multiplier() without force_max_multiplier and the larger multipliers for
   // small tensors (both off by default there).
-  double rmse_multiplier(const at::Tensor& ref, const at::Tensor& res,
-                         const at::Tensor& fp64_ref) const {
+  double rmse_multiplier(const at::Tensor& ref, const at::Tensor& res, const at::Tensor& fp64_ref) const {
     // AMP results are compared with a looser bound to avoid false alarms.
     double multiplier = is_half_precision(res.scalar_type()) ? 3.0 : 2.0;
     const bool one_by_one_kernel = ref.dim() == 4 && ref.size(-1) == 1 && ref.size(-2) == 1;
@@ -429,8 +411,8 @@ class OutputComparer {
     if (ref.isDouble() || ref.isComplexDouble()) {
       measure_scalar(ref, res, diff);
       if (!numbers_close(ref, res) && !options_.ignore_non_fp) {
-        fail(diff, "values differ beyond tol=" + format_number(options_.tol) + ": " +
-                       scalar_text(ref) + " vs " + scalar_text(res));
+        fail(diff, "values differ beyond tol=" + format_number(options_.tol) + ": " + scalar_text(ref) + " vs " +
+                       scalar_text(res));
       }
       return record(std::move(diff));
     }
@@ -555,10 +537,8 @@ const OutputDiff* CompareResult::first_failure() const {
   return nullptr;
 }
 
-CompareResult compare_outputs(const std::vector<c10::IValue>& ref,
-                              const std::vector<c10::IValue>& res,
-                              const std::vector<c10::IValue>* fp64_ref,
-                              const CompareOptions& options) {
+CompareResult compare_outputs(const std::vector<c10::IValue>& ref, const std::vector<c10::IValue>& res,
+                              const std::vector<c10::IValue>* fp64_ref, const CompareOptions& options) {
   OutputComparer comparer(options);
   if (ref.size() != res.size()) {
     const std::string counts = std::to_string(ref.size()) + " vs " + std::to_string(res.size());
@@ -587,25 +567,44 @@ c10::IValue cast_floating_to_fp64(const c10::IValue& value) {
 
 std::string dtype_name(c10::ScalarType type) {
   switch (type) {
-    case at::kFloat: return "float32";
-    case at::kDouble: return "float64";
-    case at::kHalf: return "float16";
-    case at::kBFloat16: return "bfloat16";
-    case at::kComplexHalf: return "complex32";
-    case at::kComplexFloat: return "complex64";
-    case at::kComplexDouble: return "complex128";
-    case at::kLong: return "int64";
-    case at::kInt: return "int32";
-    case at::kShort: return "int16";
-    case at::kChar: return "int8";
-    case at::kByte: return "uint8";
-    case at::kBool: return "bool";
-    case at::kQInt8: return "qint8";
-    case at::kQUInt8: return "quint8";
-    case at::kQInt32: return "qint32";
-    case at::kQUInt4x2: return "quint4x2";
-    case at::kQUInt2x4: return "quint2x4";
-    default: return c10::toString(type);
+    case at::kFloat:
+      return "float32";
+    case at::kDouble:
+      return "float64";
+    case at::kHalf:
+      return "float16";
+    case at::kBFloat16:
+      return "bfloat16";
+    case at::kComplexHalf:
+      return "complex32";
+    case at::kComplexFloat:
+      return "complex64";
+    case at::kComplexDouble:
+      return "complex128";
+    case at::kLong:
+      return "int64";
+    case at::kInt:
+      return "int32";
+    case at::kShort:
+      return "int16";
+    case at::kChar:
+      return "int8";
+    case at::kByte:
+      return "uint8";
+    case at::kBool:
+      return "bool";
+    case at::kQInt8:
+      return "qint8";
+    case at::kQUInt8:
+      return "quint8";
+    case at::kQInt32:
+      return "qint32";
+    case at::kQUInt4x2:
+      return "quint4x2";
+    case at::kQUInt2x4:
+      return "quint2x4";
+    default:
+      return c10::toString(type);
   }
 }
 

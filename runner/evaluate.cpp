@@ -35,7 +35,8 @@ ExceptionInfo unwrap_interpreter_traceback(ExceptionInfo info) {
     return info;
   static const std::regex error_line("(^|\\n)([A-Za-z_.]*Error): ");
   std::smatch last;
-  for (auto it = std::sregex_iterator(info.message.begin(), info.message.end(), error_line); it != std::sregex_iterator(); ++it)
+  for (auto it = std::sregex_iterator(info.message.begin(), info.message.end(), error_line);
+       it != std::sregex_iterator(); ++it)
     last = *it;
   if (last.empty()) return info;
   const auto start = static_cast<size_t>(last.position(0) + last.length(0));
@@ -130,8 +131,10 @@ c10::optional<at::Tensor> reduce_to_scalar_loss(const c10::IValue& out) {
     return t.sum() / t.numel();
   }
   std::vector<c10::IValue> items;
-  if (out.isTuple()) items = out.toTupleRef().elements().vec();
-  else if (out.isList()) items = out.toListRef().vec();
+  if (out.isTuple())
+    items = out.toTupleRef().elements().vec();
+  else if (out.isList())
+    items = out.toListRef().vec();
   c10::optional<at::Tensor> total;
   for (const c10::IValue& item : items) {
     auto part = reduce_to_scalar_loss(item);
@@ -143,13 +146,16 @@ c10::optional<at::Tensor> reduce_to_scalar_loss(const c10::IValue& out) {
 
 // Backpropagates the scalar loss of `outputs`; returns d loss / d input for every input
 // (None for inputs without a gradient).
-std::vector<c10::IValue> input_gradients(const std::vector<c10::IValue>& outputs, const std::vector<c10::IValue>& inputs) {
+std::vector<c10::IValue> input_gradients(const std::vector<c10::IValue>& outputs,
+                                         const std::vector<c10::IValue>& inputs) {
   auto loss = reduce_to_scalar_loss(c10::ivalue::Tuple::create(outputs));
   if (loss) loss->backward();
   std::vector<c10::IValue> grads;
   for (const c10::IValue& v : inputs) {
-    if (is_floating_tensor(v) && v.toTensor().grad().defined()) grads.push_back(v.toTensor().grad());
-    else grads.push_back(c10::IValue());
+    if (is_floating_tensor(v) && v.toTensor().grad().defined())
+      grads.push_back(v.toTensor().grad());
+    else
+      grads.push_back(c10::IValue());
   }
   return grads;
 }
@@ -176,11 +182,13 @@ std::vector<c10::IValue> detached(const std::vector<c10::IValue>& values) {
 }
 
 // Outputs followed by gradients (paths "grad.<i>"), so one comparison covers both.
-CompareResult compare_sides(const SideResult& ref, const SideResult& res, const SideResult* fp64, const CompareOptions& options) {
-  CompareResult forward = compare_outputs(detached(ref.outputs), detached(res.outputs),
-                                          fp64 ? &fp64->outputs : nullptr, options);
+CompareResult compare_sides(const SideResult& ref, const SideResult& res, const SideResult* fp64,
+                            const CompareOptions& options) {
+  CompareResult forward =
+      compare_outputs(detached(ref.outputs), detached(res.outputs), fp64 ? &fp64->outputs : nullptr, options);
   if (ref.grads.empty()) return forward;
-  CompareResult grads = compare_outputs(ref.grads, res.grads, fp64 && !fp64->grads.empty() ? &fp64->grads : nullptr, options);
+  CompareResult grads =
+      compare_outputs(ref.grads, res.grads, fp64 && !fp64->grads.empty() ? &fp64->grads : nullptr, options);
   for (OutputDiff d : grads.outputs) {
     d.path = "grad." + d.path;
     forward.outputs.push_back(d);
@@ -210,7 +218,10 @@ Verdict verdict_for_current_exception(const std::string& phase) { return excepti
 json request_to_json(const EvalRequest& r) {
   json specs = json::array();
   for (const InputSpec& s : r.specs) specs.push_back(spec_to_json(s));
-  return {{"graph_ir", r.graph_ir}, {"specs", specs}, {"inputs_path", r.inputs_path}, {"run", run_spec_to_json(r.run)},
+  return {{"graph_ir", r.graph_ir},
+          {"specs", specs},
+          {"inputs_path", r.inputs_path},
+          {"run", run_spec_to_json(r.run)},
           {"explain", r.explain}};
 }
 

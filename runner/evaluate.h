@@ -24,7 +24,7 @@ struct EvalRequest {
   std::vector<InputSpec> specs;
   std::string inputs_path;  // inputs.pt with real values; empty (or run.fake_inputs): fake ones
   RunSpec run;
-  bool explain = false;     // return the graph the backend executed
+  bool explain = false;  // return the graph the backend executed
 };
 
 nlohmann::json request_to_json(const EvalRequest& request);

@@ -27,7 +27,9 @@ using torch::jit::Node;
 using torch::jit::Value;
 
 // Detached: parameters are inputs of a forward run here; --backward asks for gradients itself.
-c10::IValue detached(const c10::IValue& value) { return value.isTensor() ? c10::IValue(value.toTensor().detach()) : value; }
+c10::IValue detached(const c10::IValue& value) {
+  return value.isTensor() ? c10::IValue(value.toTensor().detach()) : value;
+}
 
 bool looks_like_zip(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -96,9 +98,10 @@ ImportedGraph graph_from_ir_file(const ImportOptions& o) {
   if (class_self) {
     Value* self = graph->inputs().at(0);
     if (self->hasUses())
-      throw UserError(o.source + ": the graph uses the module %" + self->debugName() + " in " +
-                      describe_node(self->uses().at(0).user) +
-                      ", and IR text does not carry a module's state: import the module saved with torch.jit.save instead");
+      throw UserError(
+          o.source + ": the graph uses the module %" + self->debugName() + " in " +
+          describe_node(self->uses().at(0).user) +
+          ", and IR text does not carry a module's state: import the module saved with torch.jit.save instead");
     graph->eraseInput(0);
   }
   return {graph, {}, {}};
@@ -112,9 +115,9 @@ void complete_with_defaults(std::vector<Item>& items, const ImportedGraph& impor
   for (size_t i = items.size(); i < user_inputs; ++i) {
     const bool has_default = i < imported.defaults.size() && imported.defaults[i].has_value();
     if (!has_default)
-      throw UserError(origin + ": the graph takes " + std::to_string(user_inputs) + " inputs but " + std::to_string(items.size()) +
-                      " are given, and input " + std::to_string(i) + " (" + imported.graph->inputs()[i]->debugName() +
-                      ") has no default");
+      throw UserError(origin + ": the graph takes " + std::to_string(user_inputs) + " inputs but " +
+                      std::to_string(items.size()) + " are given, and input " + std::to_string(i) + " (" +
+                      imported.graph->inputs()[i]->debugName() + ") has no default");
     items.push_back(from_default(*imported.defaults[i]));
   }
 }
@@ -143,10 +146,14 @@ InputSpec parse_scalar_item(const std::string& item) {
   InputSpec spec;
   spec.kind = kind;
   try {
-    if (kind == "int") spec.value = std::stoll(text);
-    else if (kind == "float") spec.value = std::stod(text);
-    else if (kind == "bool" && (text == "true" || text == "false")) spec.value = text == "true";
-    else throw std::invalid_argument(kind);
+    if (kind == "int")
+      spec.value = std::stoll(text);
+    else if (kind == "float")
+      spec.value = std::stod(text);
+    else if (kind == "bool" && (text == "true" || text == "false"))
+      spec.value = text == "true";
+    else
+      throw std::invalid_argument(kind);
   } catch (const std::exception&) {
     throw UserError("--input-spec: cannot read '" + item + "' (scalars are int=V, float=V, bool=true|false)");
   }
@@ -189,7 +196,8 @@ InputSpec parse_tensor_item(const std::string& item) {
     } catch (const std::exception&) {
       throw UserError("--input-spec: bad range '" + range + "'");
     }
-    const bool integral = spec.dtype != "float32" && spec.dtype != "float64" && spec.dtype != "float16" && spec.dtype != "bfloat16";
+    const bool integral =
+        spec.dtype != "float32" && spec.dtype != "float64" && spec.dtype != "float16" && spec.dtype != "bfloat16";
     if (!closed && integral) *spec.max -= 1;  // [0,10) for ints means 0..9
     if (*spec.max < *spec.min || (!integral && !closed && *spec.max == *spec.min))
       throw UserError("--input-spec: range '" + range + "' holds no value");
@@ -331,11 +339,12 @@ void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& r
   std::string why = verdict.message;
   // "the reference (eager) fails on this graph: RuntimeError: ..." -> the error itself.
   if (auto colon = why.find("graph: "); colon != std::string::npos) why = why.substr(colon + 7);
-  throw UserError(origin + ": the inputs do not fit the graph (the interpreter " +
-                  (verdict.status == Status::Invalid && verdict.signature.empty() && why.find("crashed") == std::string::npos
-                       ? "fails on them: "
-                       : "does not survive them: ") +
-                  why.substr(0, why.find('\n')) + ")");
+  throw UserError(
+      origin + ": the inputs do not fit the graph (the interpreter " +
+      (verdict.status == Status::Invalid && verdict.signature.empty() && why.find("crashed") == std::string::npos
+           ? "fails on them: "
+           : "does not survive them: ") +
+      why.substr(0, why.find('\n')) + ")");
 }
 
 }  // namespace tsrepro

@@ -14,7 +14,7 @@ struct Module;
 namespace tsrepro {
 
 struct ImportOptions {
-  std::string source;       // MODEL.pt (torch.jit.save archive) or GRAPH.ir (IR text)
+  std::string source;  // MODEL.pt (torch.jit.save archive) or GRAPH.ir (IR text)
   std::string method = "forward";
   std::string inputs_path;  // INPUTS.pt written by Python's torch.save; empty with input_spec
   std::string input_spec;   // "1x3x8x8:float32,4:int64[0,10)": fake-shaped inputs only

@@ -58,12 +58,24 @@ c10::IValue move_value(const c10::IValue& v, const c10::Device& device) {
 }  // namespace
 
 c10::ScalarType scalar_type_from_name(const std::string& raw, const std::string& origin) {
-  static const std::map<std::string, c10::ScalarType> kNames = {
-      {"float32", at::kFloat},   {"float", at::kFloat},     {"float64", at::kDouble}, {"double", at::kDouble},
-      {"float16", at::kHalf},    {"half", at::kHalf},       {"bfloat16", at::kBFloat16},
-      {"int64", at::kLong},      {"long", at::kLong},       {"int32", at::kInt},      {"int", at::kInt},
-      {"int16", at::kShort},     {"short", at::kShort},     {"int8", at::kChar},      {"uint8", at::kByte},
-      {"bool", at::kBool},       {"complex64", at::kComplexFloat}, {"complex128", at::kComplexDouble}};
+  static const std::map<std::string, c10::ScalarType> kNames = {{"float32", at::kFloat},
+                                                                {"float", at::kFloat},
+                                                                {"float64", at::kDouble},
+                                                                {"double", at::kDouble},
+                                                                {"float16", at::kHalf},
+                                                                {"half", at::kHalf},
+                                                                {"bfloat16", at::kBFloat16},
+                                                                {"int64", at::kLong},
+                                                                {"long", at::kLong},
+                                                                {"int32", at::kInt},
+                                                                {"int", at::kInt},
+                                                                {"int16", at::kShort},
+                                                                {"short", at::kShort},
+                                                                {"int8", at::kChar},
+                                                                {"uint8", at::kByte},
+                                                                {"bool", at::kBool},
+                                                                {"complex64", at::kComplexFloat},
+                                                                {"complex128", at::kComplexDouble}};
   const std::string name = raw.rfind("torch.", 0) == 0 ? raw.substr(6) : raw;
   auto found = kNames.find(name);
   if (found == kNames.end()) throw UserError(origin + ": unknown dtype '" + raw + "'");
@@ -76,15 +88,17 @@ c10::IValue make_fake_value(const InputSpec& spec, uint64_t seed, size_t index) 
   auto generator = at::make_generator<at::CPUGeneratorImpl>(seed + index);
   const auto options = at::TensorOptions().dtype(dtype);
   at::Tensor t = strides_are_dense(spec.sizes, spec.strides) ? at::empty_strided(spec.sizes, spec.strides, options)
-                                                              : at::empty(spec.sizes, options);
+                                                             : at::empty(spec.sizes, options);
   double lo = spec.min.value_or(is_floating_dtype(dtype) ? -1.0 : 0.0);
   double hi = spec.max.value_or(is_floating_dtype(dtype) ? 1.0 : dtype == at::kBool ? 1.0 : 9.0);
   if (hi < lo) std::swap(lo, hi);
   if (dtype == at::kBool) {
     t.random_(0, 2, generator);
   } else if (is_floating_dtype(dtype)) {
-    if (lo == hi) t.fill_(lo);
-    else t.uniform_(lo, hi, generator);
+    if (lo == hi)
+      t.fill_(lo);
+    else
+      t.uniform_(lo, hi, generator);
   } else {
     t.random_(static_cast<int64_t>(std::ceil(lo)), static_cast<int64_t>(std::floor(hi)) + 1, generator);
   }
@@ -111,7 +125,8 @@ namespace {
 // interpreter's ops expect the typed container the graph declares. Tensors and scalars pass as
 // they are; a value that does not fit is left for check_values_fit_graph to name.
 c10::IValue typed_as(const c10::IValue& value, const c10::TypePtr& type) {
-  if (auto optional = type->cast<c10::OptionalType>()) return value.isNone() ? value : typed_as(value, optional->getElementType());
+  if (auto optional = type->cast<c10::OptionalType>())
+    return value.isNone() ? value : typed_as(value, optional->getElementType());
   if (auto list_type = type->cast<c10::ListType>(); list_type && value.isList()) {
     c10::impl::GenericList list(list_type->getElementType());
     for (const c10::IValue& item : value.toListRef()) list.push_back(typed_as(item, list_type->getElementType()));
@@ -126,7 +141,8 @@ c10::IValue typed_as(const c10::IValue& value, const c10::TypePtr& type) {
   }
   if (auto dict_type = type->cast<c10::DictType>(); dict_type && value.isGenericDict()) {
     c10::impl::GenericDict dict(dict_type->getKeyType(), dict_type->getValueType());
-    for (const auto& entry : value.toGenericDict()) dict.insert(entry.key(), typed_as(entry.value(), dict_type->getValueType()));
+    for (const auto& entry : value.toGenericDict())
+      dict.insert(entry.key(), typed_as(entry.value(), dict_type->getValueType()));
     return dict;
   }
   return value;
@@ -135,7 +151,8 @@ c10::IValue typed_as(const c10::IValue& value, const c10::TypePtr& type) {
 }  // namespace
 
 void conform_to_graph_inputs(std::vector<c10::IValue>& values, const torch::jit::Graph& graph) {
-  for (size_t i = 0; i < values.size() && i < graph.inputs().size(); ++i) values[i] = typed_as(values[i], graph.inputs()[i]->type());
+  for (size_t i = 0; i < values.size() && i < graph.inputs().size(); ++i)
+    values[i] = typed_as(values[i], graph.inputs()[i]->type());
 }
 
 std::vector<c10::IValue> values_to_device(const std::vector<c10::IValue>& values, const c10::Device& device) {
@@ -172,7 +189,8 @@ void check_values_fit_graph(const torch::jit::Graph& graph, size_t user_input_co
       if (!values[i].isTensor()) throw UserError(where + " must be a Tensor, got " + values[i].type()->repr_str());
       const auto wanted = tensor_type->scalarType();
       if (wanted && *wanted != values[i].toTensor().scalar_type())
-        throw UserError(where + " must be " + dtype_name(*wanted) + ", got " + dtype_name(values[i].toTensor().scalar_type()));
+        throw UserError(where + " must be " + dtype_name(*wanted) + ", got " +
+                        dtype_name(values[i].toTensor().scalar_type()));
     } else if (!values[i].type()->isSubtypeOf(*input->type())) {
       throw UserError(where + " must be " + input->type()->repr_str() + ", got " + values[i].type()->repr_str());
     }

@@ -58,7 +58,10 @@ bool is_liftable_scalar(const c10::IValue& value) {
 class ModuleLifter {
  public:
   ModuleLifter(const torch::jit::Module& module, std::shared_ptr<Graph> graph, std::string origin)
-      : module_(module._ivalue()), graph_(std::move(graph)), self_(graph_->inputs().at(0)), origin_(std::move(origin)) {}
+      : module_(module._ivalue()),
+        graph_(std::move(graph)),
+        self_(graph_->inputs().at(0)),
+        origin_(std::move(origin)) {}
 
   LiftedGraph lift() {
     inline_calls_on_known_objects();
@@ -130,13 +133,15 @@ class ModuleLifter {
     if (attribute.isList() && holds_tensor(attribute) && all_tensors(attribute.toList())) {
       std::vector<Value*> items;
       const c10::List<c10::IValue> list = attribute.toList();
-      for (size_t i = 0; i < list.size(); ++i) items.push_back(input_for_tensor(list.get(i).toTensor(), path + "." + std::to_string(i)));
+      for (size_t i = 0; i < list.size(); ++i)
+        items.push_back(input_for_tensor(list.get(i).toTensor(), path + "." + std::to_string(i)));
       return graph_->insertNode(graph_->createList(c10::TensorType::get(), items))->output();
     }
     if (attribute.isTuple() && holds_tensor(attribute)) {
       std::vector<Value*> items;
       const auto& elements = attribute.toTupleRef().elements();
-      for (size_t i = 0; i < elements.size(); ++i) items.push_back(value_for(elements[i], path + "." + std::to_string(i), read));
+      for (size_t i = 0; i < elements.size(); ++i)
+        items.push_back(value_for(elements[i], path + "." + std::to_string(i), read));
       return graph_->insertNode(graph_->createTuple(items))->output();
     }
     if (is_liftable_scalar(attribute)) return input_for_scalar(attribute, path, read->output()->type());
@@ -183,8 +188,9 @@ class ModuleLifter {
           pending.push_back(use.user->output());
           continue;
         }
-        throw UserError(origin_ + ": the module " + path_of(value) + " is used as a value by " + describe_node(use.user) +
-                        " (attribute writes, and submodules stored, returned or chosen at run time, are not supported)");
+        throw UserError(
+            origin_ + ": the module " + path_of(value) + " is used as a value by " + describe_node(use.user) +
+            " (attribute writes, and submodules stored, returned or chosen at run time, are not supported)");
       }
     }
     graph_->eraseInput(0);
@@ -245,7 +251,8 @@ std::string describe_node(const Node* node) {
   return text;
 }
 
-LiftedGraph lift_module_method(const torch::jit::Module& module, const std::string& method_name, const std::string& origin) {
+LiftedGraph lift_module_method(const torch::jit::Module& module, const std::string& method_name,
+                               const std::string& origin) {
   auto method = module.find_method(method_name);
   if (!method) throw UserError(origin + ": the module has no method '" + method_name + "'");
   auto graph = method->graph()->copy();

@@ -35,9 +35,9 @@ constexpr uint8_t kSetItems = 'u';
 
 enum class ArgKind {
   kNone,
-  kFixed,     // `size` raw bytes
-  kCounted,   // a little-endian count of `size` bytes, then that many bytes
-  kLines,     // `size` newline-terminated lines (protocol 0 text arguments, GLOBAL)
+  kFixed,    // `size` raw bytes
+  kCounted,  // a little-endian count of `size` bytes, then that many bytes
+  kLines,    // `size` newline-terminated lines (protocol 0 text arguments, GLOBAL)
 };
 
 struct ArgSpec {
@@ -46,15 +46,15 @@ struct ArgSpec {
 };
 
 enum class StackEffect {
-  kNothing,         // PROTO, FRAME, memo puts
-  kPush,            // pushes a value built by this op alone
-  kMark,            // pushes a MARK
-  kCombine,         // pops `count` entries, pushes one that starts where the first popped one did
-  kPop,             // pops `count` entries (BUILD: the object below stays)
-  kCollect,         // pops to the MARK, pushes one entry that starts at the MARK
-  kExtendToMark,    // pops to the MARK; the container below stays
-  kPopMark,         // POP_MARK: pops to the MARK
-  kSingleInsert,    // APPEND (count 1) / SETITEM (count 2): the ops this file rewrites
+  kNothing,       // PROTO, FRAME, memo puts
+  kPush,          // pushes a value built by this op alone
+  kMark,          // pushes a MARK
+  kCombine,       // pops `count` entries, pushes one that starts where the first popped one did
+  kPop,           // pops `count` entries (BUILD: the object below stays)
+  kCollect,       // pops to the MARK, pushes one entry that starts at the MARK
+  kExtendToMark,  // pops to the MARK; the container below stays
+  kPopMark,       // POP_MARK: pops to the MARK
+  kSingleInsert,  // APPEND (count 1) / SETITEM (count 2): the ops this file rewrites
   kStop,
 };
 
@@ -67,9 +67,7 @@ struct OpcodeInfo {
 
 constexpr OpcodeInfo kUnknownOpcode{false, {ArgKind::kNone, 0}, StackEffect::kNothing, 0};
 
-OpcodeInfo op_info(ArgSpec arg, StackEffect effect, size_t count = 0) {
-  return {true, arg, effect, count};
-}
+OpcodeInfo op_info(ArgSpec arg, StackEffect effect, size_t count = 0) { return {true, arg, effect, count}; }
 
 // Covers protocols 0-5 except DUP (it copies the entry below it, which an inserted MARK would
 // hide) and INST/OBJ (protocol 0 class instances, which torch.save never writes).
@@ -80,57 +78,113 @@ OpcodeInfo describe_opcode(uint8_t opcode) {
   auto lines = [](size_t n) { return ArgSpec{ArgKind::kLines, n}; };
   using E = StackEffect;
   switch (opcode) {
-    case 0x80: return op_info(fixed(1), E::kNothing);                 // PROTO
-    case 0x95: return op_info(fixed(8), E::kNothing);                 // FRAME
-    case 'q': return op_info(fixed(1), E::kNothing);                  // BINPUT
-    case 'r': return op_info(fixed(4), E::kNothing);                  // LONG_BINPUT
-    case 0x94: return op_info(none, E::kNothing);                     // MEMOIZE
-    case 'p': return op_info(lines(1), E::kNothing);                  // PUT
-    case '.': return op_info(none, E::kStop);                         // STOP
-    case '(': return op_info(none, E::kMark);                         // MARK
+    case 0x80:
+      return op_info(fixed(1), E::kNothing);  // PROTO
+    case 0x95:
+      return op_info(fixed(8), E::kNothing);  // FRAME
+    case 'q':
+      return op_info(fixed(1), E::kNothing);  // BINPUT
+    case 'r':
+      return op_info(fixed(4), E::kNothing);  // LONG_BINPUT
+    case 0x94:
+      return op_info(none, E::kNothing);  // MEMOIZE
+    case 'p':
+      return op_info(lines(1), E::kNothing);  // PUT
+    case '.':
+      return op_info(none, E::kStop);  // STOP
+    case '(':
+      return op_info(none, E::kMark);  // MARK
     // Values built by a single op. BINGET pushes a fresh entry: the memo, not the stack,
     // supplies the value, so a MARK in front of it is harmless.
-    case ']': case ')': case '}': case 0x8f:                          // EMPTY_LIST/TUPLE/DICT/SET
-    case 'N': case 0x88: case 0x89:                                   // NONE NEWTRUE NEWFALSE
+    case ']':
+    case ')':
+    case '}':
+    case 0x8f:  // EMPTY_LIST/TUPLE/DICT/SET
+    case 'N':
+    case 0x88:
+    case 0x89:  // NONE NEWTRUE NEWFALSE
       return op_info(none, E::kPush);
-    case 'K': return op_info(fixed(1), E::kPush);                     // BININT1
-    case 'M': return op_info(fixed(2), E::kPush);                     // BININT2
-    case 'J': return op_info(fixed(4), E::kPush);                     // BININT
-    case 'G': return op_info(fixed(8), E::kPush);                     // BINFLOAT
-    case 'h': return op_info(fixed(1), E::kPush);                     // BINGET
-    case 'j': return op_info(fixed(4), E::kPush);                     // LONG_BINGET
-    case 0x82: return op_info(fixed(1), E::kPush);                    // EXT1
-    case 0x83: return op_info(fixed(2), E::kPush);                    // EXT2
-    case 0x84: return op_info(fixed(4), E::kPush);                    // EXT4
-    case 0x8a: return op_info(counted(1), E::kPush);                  // LONG1
-    case 0x8b: return op_info(counted(4), E::kPush);                  // LONG4
-    case 'U': case 'C': case 0x8c:                                    // SHORT_BINSTRING/BYTES/UNICODE
+    case 'K':
+      return op_info(fixed(1), E::kPush);  // BININT1
+    case 'M':
+      return op_info(fixed(2), E::kPush);  // BININT2
+    case 'J':
+      return op_info(fixed(4), E::kPush);  // BININT
+    case 'G':
+      return op_info(fixed(8), E::kPush);  // BINFLOAT
+    case 'h':
+      return op_info(fixed(1), E::kPush);  // BINGET
+    case 'j':
+      return op_info(fixed(4), E::kPush);  // LONG_BINGET
+    case 0x82:
+      return op_info(fixed(1), E::kPush);  // EXT1
+    case 0x83:
+      return op_info(fixed(2), E::kPush);  // EXT2
+    case 0x84:
+      return op_info(fixed(4), E::kPush);  // EXT4
+    case 0x8a:
+      return op_info(counted(1), E::kPush);  // LONG1
+    case 0x8b:
+      return op_info(counted(4), E::kPush);  // LONG4
+    case 'U':
+    case 'C':
+    case 0x8c:  // SHORT_BINSTRING/BYTES/UNICODE
       return op_info(counted(1), E::kPush);
-    case 'T': case 'B': case 'X':                                     // BINSTRING BINBYTES BINUNICODE
+    case 'T':
+    case 'B':
+    case 'X':  // BINSTRING BINBYTES BINUNICODE
       return op_info(counted(4), E::kPush);
-    case 0x8d: case 0x8e: case 0x96:                                  // BINUNICODE8 BINBYTES8 BYTEARRAY8
+    case 0x8d:
+    case 0x8e:
+    case 0x96:  // BINUNICODE8 BINBYTES8 BYTEARRAY8
       return op_info(counted(8), E::kPush);
-    case 'I': case 'L': case 'F': case 'S': case 'V': case 'g': case 'P':  // text forms, GET, PERSID
+    case 'I':
+    case 'L':
+    case 'F':
+    case 'S':
+    case 'V':
+    case 'g':
+    case 'P':  // text forms, GET, PERSID
       return op_info(lines(1), E::kPush);
-    case 'c': return op_info(lines(2), E::kPush);                     // GLOBAL
-    case 0x93: return op_info(none, E::kCombine, 2);                  // STACK_GLOBAL
-    case 0x85: return op_info(none, E::kCombine, 1);                  // TUPLE1
-    case 0x86: return op_info(none, E::kCombine, 2);                  // TUPLE2
-    case 0x87: return op_info(none, E::kCombine, 3);                  // TUPLE3
-    case 'Q': return op_info(none, E::kCombine, 1);                   // BINPERSID
-    case 'R': return op_info(none, E::kCombine, 2);                   // REDUCE
-    case 0x81: return op_info(none, E::kCombine, 2);                  // NEWOBJ
-    case 0x92: return op_info(none, E::kCombine, 3);                  // NEWOBJ_EX
-    case 'b': return op_info(none, E::kPop, 1);                       // BUILD
-    case '0': return op_info(none, E::kPop, 1);                       // POP
-    case 't': case 'l': case 'd': case 0x91:                          // TUPLE LIST DICT FROZENSET
+    case 'c':
+      return op_info(lines(2), E::kPush);  // GLOBAL
+    case 0x93:
+      return op_info(none, E::kCombine, 2);  // STACK_GLOBAL
+    case 0x85:
+      return op_info(none, E::kCombine, 1);  // TUPLE1
+    case 0x86:
+      return op_info(none, E::kCombine, 2);  // TUPLE2
+    case 0x87:
+      return op_info(none, E::kCombine, 3);  // TUPLE3
+    case 'Q':
+      return op_info(none, E::kCombine, 1);  // BINPERSID
+    case 'R':
+      return op_info(none, E::kCombine, 2);  // REDUCE
+    case 0x81:
+      return op_info(none, E::kCombine, 2);  // NEWOBJ
+    case 0x92:
+      return op_info(none, E::kCombine, 3);  // NEWOBJ_EX
+    case 'b':
+      return op_info(none, E::kPop, 1);  // BUILD
+    case '0':
+      return op_info(none, E::kPop, 1);  // POP
+    case 't':
+    case 'l':
+    case 'd':
+    case 0x91:  // TUPLE LIST DICT FROZENSET
       return op_info(none, E::kCollect);
-    case 'e': case 'u': case 0x90:                                    // APPENDS SETITEMS ADDITEMS
+    case 'e':
+    case 'u':
+    case 0x90:  // APPENDS SETITEMS ADDITEMS
       return op_info(none, E::kExtendToMark);
-    case '1': return op_info(none, E::kPopMark);                      // POP_MARK
-    case 'a': return op_info(none, E::kSingleInsert, 1);              // APPEND
-    case 's': return op_info(none, E::kSingleInsert, 2);              // SETITEM
-    default: return kUnknownOpcode;
+    case '1':
+      return op_info(none, E::kPopMark);  // POP_MARK
+    case 'a':
+      return op_info(none, E::kSingleInsert, 1);  // APPEND
+    case 's':
+      return op_info(none, E::kSingleInsert, 2);  // SETITEM
+    default:
+      return kUnknownOpcode;
   }
 }
 
@@ -332,8 +386,7 @@ void require_zip_archive(const std::string& path) {
   }
 }
 
-std::string read_record(caffe2::serialize::PyTorchStreamReader& archive,
-                        const std::string& name) {
+std::string read_record(caffe2::serialize::PyTorchStreamReader& archive, const std::string& name) {
   at::DataPtr data;
   size_t size = 0;
   std::tie(data, size) = archive.getRecord(name);
@@ -341,8 +394,7 @@ std::string read_record(caffe2::serialize::PyTorchStreamReader& archive,
 }
 
 // Mirrors torch::jit::readArchiveAndTensors("data", ...): storages live in "data/<key>".
-c10::IValue unpickle_archive(caffe2::serialize::PyTorchStreamReader& archive,
-                             const std::string& pickle) {
+c10::IValue unpickle_archive(caffe2::serialize::PyTorchStreamReader& archive, const std::string& pickle) {
   size_t bytes_read = 0;
   auto read_pickle = [&](char* buffer, size_t wanted) -> size_t {
     const size_t n = std::min(wanted, pickle.size() - bytes_read);
@@ -350,9 +402,7 @@ c10::IValue unpickle_archive(caffe2::serialize::PyTorchStreamReader& archive,
     bytes_read += n;
     return n;
   };
-  auto read_storage = [&archive](const std::string& key) {
-    return std::get<0>(archive.getRecord("data/" + key));
-  };
+  auto read_storage = [&archive](const std::string& key) { return std::get<0>(archive.getRecord("data/" + key)); };
   torch::jit::Unpickler unpickler(read_pickle, /*type_resolver=*/nullptr,
                                   /*obj_loader=*/nullptr, read_storage,
                                   /*device=*/c10::nullopt);
@@ -371,9 +421,7 @@ std::string message_of(const std::exception& error) {
 
 }  // namespace
 
-std::string batch_single_appends(const std::string& pickle) {
-  return SingleAppendBatcher(pickle).rewrite();
-}
+std::string batch_single_appends(const std::string& pickle) { return SingleAppendBatcher(pickle).rewrite(); }
 
 c10::IValue read_torch_save(const std::string& path) {
   require_regular_file(path);

@@ -37,8 +37,9 @@ std::string mask_variable_parts(std::string text) {
 }
 
 json diff_to_json(const OutputDiff& d) {
-  return {{"path", d.path}, {"dtype", d.dtype}, {"ok", d.ok}, {"max_abs", d.max_abs},
-          {"max_rel", d.max_rel}, {"nonfinite_mismatches", d.nonfinite_mismatches}, {"reason", d.reason}};
+  return {{"path", d.path},       {"dtype", d.dtype},     {"ok", d.ok},
+          {"max_abs", d.max_abs}, {"max_rel", d.max_rel}, {"nonfinite_mismatches", d.nonfinite_mismatches},
+          {"reason", d.reason}};
 }
 
 OutputDiff diff_from_json(const json& j) {
@@ -71,8 +72,12 @@ Status status_from_name(const std::string& name) {
 json verdict_to_json(const Verdict& v) {
   json outputs = json::array();
   for (const OutputDiff& d : v.outputs) outputs.push_back(diff_to_json(d));
-  json j = {{"status", status_name(v.status)}, {"phase", v.phase},     {"signature", v.signature},
-            {"message", v.message},            {"outputs", outputs},   {"seconds", v.seconds}};
+  json j = {{"status", status_name(v.status)},
+            {"phase", v.phase},
+            {"signature", v.signature},
+            {"message", v.message},
+            {"outputs", outputs},
+            {"seconds", v.seconds}};
   if (!v.backend_graph.empty()) j["backend_graph"] = v.backend_graph;
   return j;
 }

@@ -168,11 +168,13 @@ bool RunnerProcess::start_forked(Process& p) {
 
 void RunnerProcess::start() {
   auto p = std::make_unique<Process>();
-  p->log = fs::temp_directory_path() / ("tsrepro-runner-" + std::to_string(::getpid()) + "-" + std::to_string(starts_) + ".log");
+  p->log = fs::temp_directory_path() /
+           ("tsrepro-runner-" + std::to_string(::getpid()) + "-" + std::to_string(starts_) + ".log");
   if (!start_forked(*p)) {
     const std::string executable = executable_.empty() ? default_runner_path() : executable_;
     if (!fs::exists(executable)) throw UserError(executable + ": tsrepro-runner not found (set TSREPRO_RUNNER)");
-    p->child = bp::child(executable, bp::std_in < p->to_worker, bp::std_out > p->from_worker, bp::std_err > p->log.string());
+    p->child =
+        bp::child(executable, bp::std_in<p->to_worker, bp::std_out> p->from_worker, bp::std_err > p->log.string());
     set_close_on_exec(p->to_worker.native_sink());
     set_close_on_exec(p->from_worker.native_source());
   }
@@ -234,15 +236,19 @@ Verdict RunnerProcess::evaluate(const EvalRequest& request) {
 
 Verdict RunnerProcess::exchange(const EvalRequest& request, double timeout_seconds) {
   if (!process_) start();
-  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
   std::string stage;
   if (!write_all(process_->request_fd(), request_to_json(request).dump() + "\n"))
     return verdict_for_dead_worker("start");
   for (std::string line;;) {
     switch (process_->read_line(line, deadline)) {
-      case Process::Read::Timeout: return verdict_for_timeout(stage, timeout_seconds);
-      case Process::Read::Eof: return verdict_for_dead_worker(stage);
-      case Process::Read::Line: break;
+      case Process::Read::Timeout:
+        return verdict_for_timeout(stage, timeout_seconds);
+      case Process::Read::Eof:
+        return verdict_for_dead_worker(stage);
+      case Process::Read::Line:
+        break;
     }
     const json message = json::parse(line, nullptr, /*allow_exceptions=*/false);
     if (message.is_discarded()) {

@@ -44,7 +44,9 @@ int serve_runner_requests() {
     if (line.empty()) continue;
     try {
       const EvalRequest request = request_from_json(nlohmann::json::parse(line));
-      const Verdict verdict = evaluator.evaluate(request, [&](const std::string& stage) { send(channel, {{"stage", stage}}); });
+      const Verdict verdict = evaluator.evaluate(request, [&](const std::string& stage) {
+        send(channel, {{"stage", stage}});
+      });
       send(channel, {{"verdict", verdict_to_json(verdict)}});
     } catch (const c10::Error& e) {
       send(channel, {{"error", e.what_without_backtrace()}});

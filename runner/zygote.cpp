@@ -75,8 +75,10 @@ std::string receive_message(int fd, int* fds, size_t* fd_count) {
     for (size_t i = 0; i < n; ++i) {
       int received;
       std::memcpy(&received, CMSG_DATA(header) + i * sizeof(int), sizeof(int));
-      if (fds && fd_count && *fd_count < 2) fds[(*fd_count)++] = received;
-      else ::close(received);
+      if (fds && fd_count && *fd_count < 2)
+        fds[(*fd_count)++] = received;
+      else
+        ::close(received);
     }
   }
   return std::string(buffer, static_cast<size_t>(got));

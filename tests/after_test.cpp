@@ -53,8 +53,8 @@ TEST(AfterCpp, WithoutVariablesItOnlyRunsAndWritesNothing) {
   const Result ok = run_cmd(kAfterDemo, {kChain, kChainInputs, "nnc", "2"}, {"", 300, {"TSREPRO_DIR=" + tmp / "out"}});
   EXPECT_EQ(ok.exit_code, 0) << ok.describe();
   EXPECT_NE(ok.out.find("call 1: first output sum"), std::string::npos) << ok.describe();
-  const Result failing =
-      run_cmd(kAfterDemo, {kChain, kChainInputs, "inject:runtime-error@aten::relu"}, {"", 300, {"TSREPRO_DIR=" + tmp / "out"}});
+  const Result failing = run_cmd(kAfterDemo, {kChain, kChainInputs, "inject:runtime-error@aten::relu"},
+                                 {"", 300, {"TSREPRO_DIR=" + tmp / "out"}});
   EXPECT_EQ(failing.exit_code, 1) << failing.describe();
   EXPECT_NE(failing.err.find("tsrepro injected runtime error"), std::string::npos) << failing.describe();
   EXPECT_FALSE(fs::exists(tmp / "out"));
@@ -75,7 +75,8 @@ TEST(AfterCpp, BadLevelIsAClearError) {
 TEST(AfterCpp, LevelOneWritesTheCaseAndAReproPyAndTheProgramStillFails) {
   TempDir tmp;
   const std::string backend = "inject:runtime-error@aten::relu";
-  const Result r = run_cmd(kAfterDemo, {kChain, kChainInputs, backend}, {"", 300, workflow_env(tmp / "out", "graph", 1)});
+  const Result r =
+      run_cmd(kAfterDemo, {kChain, kChainInputs, backend}, {"", 300, workflow_env(tmp / "out", "graph", 1)});
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_NE(r.err.find("after_demo: the compiled model failed: tsrepro injected runtime error"), std::string::npos)
       << r.describe();
@@ -98,7 +99,8 @@ TEST(AfterCpp, LevelOneWritesTheCaseAndAReproPyAndTheProgramStillFails) {
 TEST(AfterCpp, LevelTwoWritesAMinifierLauncherThatWorks) {
   TempDir tmp;
   const std::string backend = "inject:compile-error@aten::relu";
-  const Result r = run_cmd(kAfterDemo, {kChain, kChainInputs, backend}, {"", 300, workflow_env(tmp / "out", "graph", 2)});
+  const Result r =
+      run_cmd(kAfterDemo, {kChain, kChainInputs, backend}, {"", 300, workflow_env(tmp / "out", "graph", 2)});
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   const std::string case_dir = only_run_dir(tmp / "out") + "/graph_1";
   const std::string launcher = read_text(case_dir + "/minify.sh");
@@ -112,7 +114,8 @@ TEST(AfterCpp, LevelTwoWritesAMinifierLauncherThatWorks) {
 TEST(AfterCpp, LevelThreeWithASegfaultLeavesACaseThatTsreproRunReproduces) {
   TempDir tmp;
   const std::string backend = "inject:segfault@aten::relu";
-  const Result r = run_cmd(kAfterDemo, {kChain, kChainInputs, backend}, {"", 300, workflow_env(tmp / "out", "graph", 3)});
+  const Result r =
+      run_cmd(kAfterDemo, {kChain, kChainInputs, backend}, {"", 300, workflow_env(tmp / "out", "graph", 3)});
   EXPECT_FALSE(r.exited) << r.describe();
   EXPECT_EQ(r.term_signal, SIGSEGV) << "the program's own crash still happens\n" << r.describe();
   const std::string case_dir = only_run_dir(tmp / "out") + "/graph_1";
@@ -170,9 +173,10 @@ INSTANTIATE_TEST_SUITE_P(Levels, AfterCppFusion, ::testing::Values(1, 2, 3, 4));
 
 TEST(AfterCpp, FusionStageOnAHealthyModelWritesNothing) {
   TempDir tmp;
-  const Result r = run_cmd(kAfterDemo, {kModels + "elementwise_chain_scripted.pt", kModels + "elementwise_chain_scripted.inputs.pt",
-                                        "nnc", "2"},
-                           {"", 300, workflow_env(tmp / "out", "fusion", 4)});
+  const Result r =
+      run_cmd(kAfterDemo,
+              {kModels + "elementwise_chain_scripted.pt", kModels + "elementwise_chain_scripted.inputs.pt", "nnc", "2"},
+              {"", 300, workflow_env(tmp / "out", "fusion", 4)});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_NE(r.err.find("agrees with the interpreter"), std::string::npos) << r.describe();
   EXPECT_TRUE(list_dir(only_run_dir(tmp / "out")).empty());
@@ -205,8 +209,8 @@ TEST(AfterCpp, InstalledPackageBuildsTheExampleProject) {
   // The installed library finds the installed tsrepro (no TSREPRO_BIN given).
   std::vector<std::string> env = workflow_env(tmp / "out", "graph", 3);
   env.pop_back();
-  const Result r = run_cmd(build + "/after_demo", {kChain, kChainInputs, "inject:runtime-error@aten::relu", "1"},
-                           {"", 600, env});
+  const Result r =
+      run_cmd(build + "/after_demo", {kChain, kChainInputs, "inject:runtime-error@aten::relu", "1"}, {"", 600, env});
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   const std::string run = only_run_dir(tmp / "out");
   EXPECT_TRUE(fs::exists(run + "/graph_1-minified/minified/repro.py")) << join(list_dir(run)) << "\n" << r.describe();
@@ -216,9 +220,7 @@ TEST(AfterCpp, InstalledPackageBuildsTheExampleProject) {
 
 class AfterPython : public ::testing::Test {
  protected:
-  void SetUp() override {
-    SKIP_WITHOUT_PYTHON_TORCH();
-  }
+  void SetUp() override { SKIP_WITHOUT_PYTHON_TORCH(); }
 };
 
 TEST_F(AfterPython, WithoutVariablesItOnlyRuns) {
@@ -257,7 +259,8 @@ TEST_F(AfterPython, FusionLevelFourMinifiesTheRoundingBugToAReproThatExitsOne) {
   const std::string run = only_run_dir(tmp / "out");
   std::string minified;
   for (const std::string& name : list_dir(run))
-    if (name.size() > 9 && name.compare(name.size() - 9, 9, "-minified") == 0) minified = run + "/" + name + "/minified";
+    if (name.size() > 9 && name.compare(name.size() - 9, 9, "-minified") == 0)
+      minified = run + "/" + name + "/minified";
   ASSERT_FALSE(minified.empty()) << join(list_dir(run)) << "\n" << r.describe();
   EXPECT_NE(read_text(minified + "/graph.ir").find("aten::round"), std::string::npos);
   expect_repro_py_reproduces(minified);

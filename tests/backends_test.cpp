@@ -21,7 +21,6 @@ namespace {
 using testing::example_case;
 using testing::model_path;
 
-
 BackendInput backend_input(const Case& c) {
   BackendInput input{c.graph, {}};
   for (const InputSpec& s : c.inputs) input.lifted.push_back(s.lifted);
@@ -81,7 +80,8 @@ TEST(InjectBackend, FaultsFireOnlyWhenEveryListedOpIsPresent) {
   EXPECT_THROW(runtime->run(clone_values(*c.values)), c10::Error);
   auto accuracy = make_backend("inject:accuracy@aten::relu", {})->prepare(input, {});
   auto eager = make_backend("eager", {})->prepare(input, {});
-  EXPECT_FALSE(compare_outputs(eager->run(clone_values(*c.values)), accuracy->run(clone_values(*c.values)), nullptr, {}).same);
+  EXPECT_FALSE(
+      compare_outputs(eager->run(clone_values(*c.values)), accuracy->run(clone_values(*c.values)), nullptr, {}).same);
 }
 
 TEST(BackendRegistry, RejectsUnknownBackendsFaultsAndOptions) {
@@ -104,7 +104,8 @@ TEST(Evaluator, ReportsExceptionPhaseSignatureAndPass) {
   EXPECT_EQ(stages, (std::vector<std::string>{"ref", "compile", "run"}));
   EXPECT_EQ(pass.outputs.size(), 1u);
 
-  Verdict compile = evaluator.evaluate(request_for("chain100_scripted", "inject:compile-error@aten::relu", dir), kIgnoreStages);
+  Verdict compile =
+      evaluator.evaluate(request_for("chain100_scripted", "inject:compile-error@aten::relu", dir), kIgnoreStages);
   EXPECT_EQ(compile.status, Status::Exception);
   EXPECT_EQ(compile.phase, "compile");
   EXPECT_EQ(compile.signature, "exception:compile:RuntimeError: tsrepro injected compile error at aten::relu");
@@ -112,7 +113,8 @@ TEST(Evaluator, ReportsExceptionPhaseSignatureAndPass) {
 
 TEST(Evaluator, AccuracyFailureNamesTheOutputAndItsDtype) {
   testing::TempDir dir;
-  Verdict v = Evaluator().evaluate(request_for("multi_output_scripted", "inject:accuracy@aten::mul", dir), kIgnoreStages);
+  Verdict v =
+      Evaluator().evaluate(request_for("multi_output_scripted", "inject:accuracy@aten::mul", dir), kIgnoreStages);
   ASSERT_EQ(v.status, Status::Accuracy) << v.message;
   EXPECT_EQ(v.signature, "accuracy:float32");
   bool some_leaf_failed = false;

@@ -82,7 +82,8 @@ TEST(Import, LiftsParametersAndBuffersAsMarkedInputsAndDropsSelf) {
 // Training semantics: batch norm in training mode updates its running stats in place, and
 // after import those are lifted inputs — so the update must land on the input tensor.
 TEST(Import, TrainingModeModuleKeepsUpdatingItsBuffers) {
-  ImportOptions o{model_path("conv_bn_train_scripted.pt"), "forward", model_path("conv_bn_train_scripted.inputs.pt"), ""};
+  ImportOptions o{model_path("conv_bn_train_scripted.pt"), "forward", model_path("conv_bn_train_scripted.inputs.pt"),
+                  ""};
   Case c = import_case(o);
   size_t mean_index = 0;
   for (size_t i = 0; i < c.inputs.size(); ++i)
@@ -100,7 +101,8 @@ TEST(Import, ControlFlowSurvivesTheIrRoundTrip) {
   const std::string text = graph_to_ir(*c.graph);
   EXPECT_NE(text.find("prim::If"), std::string::npos);
   EXPECT_NE(text.find("prim::Loop"), std::string::npos);
-  EXPECT_EQ(graph_to_ir(*graph_from_ir(text, "test")), graph_to_ir(*graph_from_ir(graph_to_ir(*graph_from_ir(text, "t")), "t")));
+  EXPECT_EQ(graph_to_ir(*graph_from_ir(text, "test")),
+            graph_to_ir(*graph_from_ir(graph_to_ir(*graph_from_ir(text, "t")), "t")));
   EXPECT_EQ(c.inputs.at(1).kind, "int");
 }
 
@@ -186,18 +188,22 @@ TEST(FakeInputs, KeepRecordedNonContiguousStrides) {
 
 TEST(Import, BadInputsAreUserErrorsNamingTheFile) {
   const std::string chain = model_path("chain100_scripted.pt");
-  EXPECT_NE(user_error_of([&] { import_case({chain, "forward", model_path("small_graph.inputs.pt"), ""}); })
-                .find("small_graph.inputs.pt: the graph takes 1 inputs"),
+  EXPECT_NE(user_error_of([&] {
+              import_case({chain, "forward", model_path("small_graph.inputs.pt"), ""});
+            }).find("small_graph.inputs.pt: the graph takes 1 inputs"),
             std::string::npos);
-  EXPECT_NE(user_error_of([&] { import_case({"/nonexistent/model.pt", "forward", model_path("small_graph.inputs.pt"), ""}); })
-                .find("/nonexistent/model.pt: no such file"),
+  EXPECT_NE(user_error_of([&] {
+              import_case({"/nonexistent/model.pt", "forward", model_path("small_graph.inputs.pt"), ""});
+            }).find("/nonexistent/model.pt: no such file"),
             std::string::npos);
-  EXPECT_NE(user_error_of([&] { import_case({chain, "nope", model_path("chain100_scripted.inputs.pt"), ""}); })
-                .find("no method 'nope'"),
+  EXPECT_NE(user_error_of([&] {
+              import_case({chain, "nope", model_path("chain100_scripted.inputs.pt"), ""});
+            }).find("no method 'nope'"),
             std::string::npos);
   // A torch.save file is a zip too, but not a TorchScript archive.
-  EXPECT_NE(user_error_of([&] { import_case({model_path("small_graph.inputs.pt"), "forward", model_path("small_graph.inputs.pt"), ""}); })
-                .find("not a TorchScript archive"),
+  EXPECT_NE(user_error_of([&] {
+              import_case({model_path("small_graph.inputs.pt"), "forward", model_path("small_graph.inputs.pt"), ""});
+            }).find("not a TorchScript archive"),
             std::string::npos);
   // Traced graphs record dtypes: an int64 image does not fit.
   TempDir dir;
@@ -206,16 +212,21 @@ TEST(Import, BadInputsAreUserErrorsNamingTheFile) {
   // (libtorch's convolution segfaults on int64 inputs: the check runs in a worker.)
   RunnerProcess runner(std::string(TSREPRO_BINARY_DIR) + "/tsrepro-runner");
   Case traced = import_case({model_path("conv_bn_relu_linear_traced.pt"), "forward", dir / "ints.pt", ""});
-  EXPECT_NE(user_error_of([&] { check_inputs_run(traced, dir / "ints.pt", runner); }).find("ints.pt: the inputs do not fit the graph"),
+  EXPECT_NE(user_error_of([&] {
+              check_inputs_run(traced, dir / "ints.pt", runner);
+            }).find("ints.pt: the inputs do not fit the graph"),
             std::string::npos);
   Case fine = import_case({model_path("small_graph.ir"), "forward", model_path("small_graph.inputs.pt"), ""});
   EXPECT_NO_THROW(check_inputs_run(fine, "small_graph.inputs.pt", runner));
   Case wrong_spec = import_case({model_path("small_graph.ir"), "forward", "", "2x3:float32,3x4:float32"});
-  EXPECT_NE(user_error_of([&] { check_inputs_run(wrong_spec, "--input-spec", runner); }).find("--input-spec: the inputs do not fit"),
+  EXPECT_NE(user_error_of([&] {
+              check_inputs_run(wrong_spec, "--input-spec", runner);
+            }).find("--input-spec: the inputs do not fit"),
             std::string::npos);
   // A scripted int input given a tensor.
-  EXPECT_NE(user_error_of([&] { import_case({model_path("control_flow_scripted.pt"), "forward", dir / "ints.pt", ""}); })
-                .find("the graph takes 2 inputs"),
+  EXPECT_NE(user_error_of([&] {
+              import_case({model_path("control_flow_scripted.pt"), "forward", dir / "ints.pt", ""});
+            }).find("the graph takes 2 inputs"),
             std::string::npos);
 }
 

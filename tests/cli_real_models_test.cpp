@@ -113,8 +113,9 @@ TEST(CliImportModule, CustomOperatorsNeedTheirLibraryAndTheReproducersLoadIt) {
   expect_pass(tsrepro({"run", case_dir, "--backend", "jit", "--json", "--load-library", library}));
   // The environment variable serves the same, for the workflow that has no command line.
   const std::string out = tmp / "out";
-  const Result minify = tsrepro({"minify", case_dir, "--backend", "inject:runtime-error@torchvision::nms", "-o", out, "--json"},
-                                {tmp.path().string(), 600, {"TSREPRO_LOAD_LIBRARY=" + library}});
+  const Result minify =
+      tsrepro({"minify", case_dir, "--backend", "inject:runtime-error@torchvision::nms", "-o", out, "--json"},
+              {tmp.path().string(), 600, {"TSREPRO_LOAD_LIBRARY=" + library}});
   ASSERT_EQ(minify.exit_code, 0) << minify.describe();
   EXPECT_EQ(minify.stdout_json().value("final_nodes", 0), 1) << minify.describe();
   EXPECT_NE(read_text(out + "/minified/repro.py").find(library), std::string::npos);
@@ -142,7 +143,8 @@ TEST(CliBadRunDir, CaseJsonFieldsOfTheWrongTypeAreNamed) {
 class CliCompare : public ::testing::Test {
  protected:
   void make_case(const std::string& case_dir, const std::string& inputs_code) {
-    const std::string ir = tmp_ / "exp_scale.ir", inputs = tmp_ / (fs::path(case_dir).filename().string() + ".inputs.pt");
+    const std::string ir = tmp_ / "exp_scale.ir",
+                      inputs = tmp_ / (fs::path(case_dir).filename().string() + ".inputs.pt");
     write_text(ir,
                "graph(%x : Tensor, %scale : Tensor):\n"
                "  %e : Tensor = aten::exp(%x)\n"
@@ -180,7 +182,8 @@ TEST_F(CliCompare, NoFp64JudgesByAllcloseAlone) {
   make_case(case_dir, "x = torch.zeros(2000)\nscale = torch.zeros(2000); scale[5] = 3e-4\n");
   const Result excused = tsrepro({"run", case_dir, "--backend", "inject:accuracy@aten::exp", "--json"});
   expect_pass(excused);
-  const Result strict = tsrepro({"run", case_dir, "--backend", "inject:accuracy@aten::exp", "--json", "--no-fp64", "--save-repro"});
+  const Result strict =
+      tsrepro({"run", case_dir, "--backend", "inject:accuracy@aten::exp", "--json", "--no-fp64", "--save-repro"});
   const json v = expect_verdict(strict, 1, "accuracy");
   ASSERT_EQ(v["outputs"].size(), 1u);
   EXPECT_NEAR(v["outputs"][0]["max_abs"].get<double>(), 3e-4, 1e-6) << v.dump();
@@ -195,7 +198,8 @@ TEST_F(CliCompare, NanOutputsPassUnlessEqualNanIsOff) {
   const std::string case_dir = tmp_ / "nan";
   make_case(case_dir, "x = torch.zeros(4)\nscale = torch.tensor([float('nan'), 1.0, float('inf'), 2.0])\n");
   expect_pass(tsrepro({"run", case_dir, "--backend", "jit", "--json"}));
-  const json v = expect_verdict(tsrepro({"run", case_dir, "--backend", "jit", "--json", "--no-equal-nan"}), 1, "accuracy");
+  const json v =
+      expect_verdict(tsrepro({"run", case_dir, "--backend", "jit", "--json", "--no-equal-nan"}), 1, "accuracy");
   EXPECT_EQ(v["outputs"][0]["nonfinite_mismatches"], 1) << v.dump();
 }
 

@@ -55,8 +55,8 @@ TEST(CliManifest, EveryModelImportsToCompleteCaseAndJitMatchesEager) {
   for (const json& m : manifest) {
     names.push_back(m.at("name").get<std::string>());
     cases.push_back(tmp / names.back());
-    imports.push_back(import_args(kModels + m.at("model").get<std::string>(), kModels + m.at("inputs").get<std::string>(),
-                                  cases.back()));
+    imports.push_back(import_args(kModels + m.at("model").get<std::string>(),
+                                  kModels + m.at("inputs").get<std::string>(), cases.back()));
   }
   const std::vector<Result> imported = tsrepro_all(imports, {tmp.path().string()});
 
@@ -98,7 +98,8 @@ TEST(CliManifest, EveryModelImportsToCompleteCaseAndJitMatchesEager) {
   }
   // Only the case directories: no scratch directory and no ".NAME.tmp-*" left in TMPDIR / the parent.
   EXPECT_EQ(list_dir(tmp.path()), std::set<std::string>(names.begin(), names.end()));
-  EXPECT_EQ(runs.size(), names.size() + 2) << "chain100_scripted or elementwise_chain_scripted missing from MANIFEST.json";
+  EXPECT_EQ(runs.size(), names.size() + 2)
+      << "chain100_scripted or elementwise_chain_scripted missing from MANIFEST.json";
 
   const std::vector<Result> ran = tsrepro_all(runs);
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -121,7 +122,9 @@ class CliFaultInjection : public ::testing::Test {
     chain100_.create({"import", kModels + "chain100_scripted.pt", "--inputs", kModels + "chain100_scripted.inputs.pt"});
   }
   static void TearDownTestSuite() { chain100_.destroy(); }
-  void SetUp() override { ASSERT_TRUE(chain100_.ok()) << "importing chain100_scripted failed\n" << chain100_.import.describe(); }
+  void SetUp() override {
+    ASSERT_TRUE(chain100_.ok()) << "importing chain100_scripted failed\n" << chain100_.import.describe();
+  }
 
   static SharedCase chain100_;
 };
@@ -257,7 +260,6 @@ TEST_F(CliNnc, ExplainShowsTensorExprGroupAndBackendOptsAreValidated) {
 // ================================================================================================
 // 4. --input-spec: fake-shaped cases.
 
-
 const char kIndexSelectIr[] =
     "graph(%table : Tensor, %idx : Tensor):\n"
     "  %d : int = prim::Constant[value=0]()\n"
@@ -284,9 +286,11 @@ TEST(CliInputSpec, SpecCaseHasNoInputsFilePassesJitAndFakeInputsFollowTheSeed) {
 
   // An accuracy fault makes the reported error depend on the input values.
   auto fake = [&](const std::string& seed) {
-    return Args{"run", spec_case.path, "--backend", "inject:accuracy@aten::relu", "--fake-inputs", "--seed", seed, "--json"};
+    return Args{"run",           spec_case.path, "--backend", "inject:accuracy@aten::relu",
+                "--fake-inputs", "--seed",       seed,        "--json"};
   };
-  const std::vector<Result> r = tsrepro_all({{"run", spec_case.path, "--backend", "jit", "--json"}, fake("7"), fake("7"), fake("8")});
+  const std::vector<Result> r =
+      tsrepro_all({{"run", spec_case.path, "--backend", "jit", "--json"}, fake("7"), fake("7"), fake("8")});
   {
     SCOPED_TRACE("jit");
     expect_pass(r[0]);
@@ -320,7 +324,8 @@ TEST(CliInputSpec, IntegerRangeIsRecordedAndBoundsFakeValues) {
     const json& idx = c["inputs"][1];
     EXPECT_EQ(idx.value("dtype", ""), "int64") << idx.dump();
     EXPECT_EQ(idx.value("sizes", json()), json({4})) << idx.dump();
-    ASSERT_TRUE(idx.contains("min") && idx["min"].is_number() && idx.contains("max") && idx["max"].is_number()) << idx.dump();
+    ASSERT_TRUE(idx.contains("min") && idx["min"].is_number() && idx.contains("max") && idx["max"].is_number())
+        << idx.dump();
     EXPECT_EQ(idx["min"].get<double>(), 0.0) << idx.dump();
     EXPECT_EQ(idx["max"].get<double>(), 7.0) << idx.dump();
   }
@@ -333,18 +338,19 @@ TEST(CliInputSpec, IntegerRangeIsRecordedAndBoundsFakeValues) {
   EXPECT_EQ(list_dir(tmp.path()), (std::set<std::string>{"index_select.ir", "half_open", "closed"}));
 
   // The reference fails for any index outside [0, 8): fake inputs from other seeds all pass.
-  const std::vector<Result> ran = tsrepro_all({{"run", half_open, "--backend", "jit", "--fake-inputs", "--seed", "1", "--json"},
-                                               {"run", closed, "--backend", "jit", "--fake-inputs", "--seed", "2", "--json"}});
+  const std::vector<Result> ran =
+      tsrepro_all({{"run", half_open, "--backend", "jit", "--fake-inputs", "--seed", "1", "--json"},
+                   {"run", closed, "--backend", "jit", "--fake-inputs", "--seed", "2", "--json"}});
   for (const Result& r : ran) expect_pass(r);
 }
 
 TEST(CliInputSpec, IntFloatAndBoolScalarItemsFeedScriptedModules) {
   TempDir tmp;
   const std::string control = tmp / "control_flow", multi = tmp / "multi_output";
-  const std::vector<Result> imported =
-      tsrepro_all({import_spec_args(kModels + "control_flow_scripted.pt", "2x3:float32,int=3", control),
-                   import_spec_args(kModels + "multi_output_scripted.pt", "3x4:float32,3x4:float32,float=0.5,bool=true", multi)},
-                  {tmp.path().string()});
+  const std::vector<Result> imported = tsrepro_all(
+      {import_spec_args(kModels + "control_flow_scripted.pt", "2x3:float32,int=3", control),
+       import_spec_args(kModels + "multi_output_scripted.pt", "3x4:float32,3x4:float32,float=0.5,bool=true", multi)},
+      {tmp.path().string()});
   for (const Result& r : imported) {
     ASSERT_TRUE(r.exited) << r.describe();
     ASSERT_EQ(r.exit_code, 0) << r.describe();
@@ -359,15 +365,16 @@ TEST(CliInputSpec, MalformedSpecsAreRejectedWithExit2) {
   const std::string ir = tmp / "index_select.ir";
   write_text(ir, kIndexSelectIr);
   const std::vector<std::string> bad = {
-      "8x4:float99,4:int64",       // unknown dtype
-      "axb:float32,4:int64",       // bad size
-      "8x4:float32,4:int64[0,8",   // unterminated range
-      "8x4:float32,int=x",         // unreadable scalar
-      "8x4:float32",               // too few items for the graph
-      "8x4:float32,float=0.5",     // a scalar where the graph takes a tensor
+      "8x4:float99,4:int64",      // unknown dtype
+      "axb:float32,4:int64",      // bad size
+      "8x4:float32,4:int64[0,8",  // unterminated range
+      "8x4:float32,int=x",        // unreadable scalar
+      "8x4:float32",              // too few items for the graph
+      "8x4:float32,float=0.5",    // a scalar where the graph takes a tensor
   };
   std::vector<Args> commands;
-  for (size_t i = 0; i < bad.size(); ++i) commands.push_back(import_spec_args(ir, bad[i], tmp / ("case" + std::to_string(i))));
+  for (size_t i = 0; i < bad.size(); ++i)
+    commands.push_back(import_spec_args(ir, bad[i], tmp / ("case" + std::to_string(i))));
   const std::set<std::string> before = list_dir(tmp.path());
   const std::vector<Result> results = tsrepro_all(commands, {tmp.path().string()});
   for (size_t i = 0; i < bad.size(); ++i) {
@@ -392,7 +399,8 @@ TEST(CliInputSpec, EmptyIntegerRangeIsRejected) {
 TEST(CliBadImport, MissingModelFileIsNamed) {
   TempDir tmp;
   const std::string model = tmp / "no_such_model.pt";
-  expect_import_rejected(tmp, import_args(model, kModels + "chain100_scripted.inputs.pt", tmp / "case"), tmp / "case", model);
+  expect_import_rejected(tmp, import_args(model, kModels + "chain100_scripted.inputs.pt", tmp / "case"), tmp / "case",
+                         model);
 }
 
 TEST(CliBadImport, FileThatIsNeitherArchiveNorIrIsNamed) {
@@ -412,13 +420,15 @@ TEST(CliBadImport, IrSyntaxErrorIsNamed) {
 TEST(CliBadImport, MissingInputsFileIsNamed) {
   TempDir tmp;
   const std::string inputs = tmp / "no_such_inputs.pt";
-  expect_import_rejected(tmp, import_args(kModels + "chain100_scripted.pt", inputs, tmp / "case"), tmp / "case", inputs);
+  expect_import_rejected(tmp, import_args(kModels + "chain100_scripted.pt", inputs, tmp / "case"), tmp / "case",
+                         inputs);
 }
 
 TEST(CliBadImport, LegacyTorchSaveInputsFileIsNamed) {
   TempDir tmp;
   const std::string inputs = kFixtures + "inputs_legacy.pt";
-  expect_import_rejected(tmp, import_args(kModels + "chain100_scripted.pt", inputs, tmp / "case"), tmp / "case", inputs);
+  expect_import_rejected(tmp, import_args(kModels + "chain100_scripted.pt", inputs, tmp / "case"), tmp / "case",
+                         inputs);
 }
 
 TEST(CliBadImport, NonTorchInputsFilesAreNamed) {
@@ -426,31 +436,34 @@ TEST(CliBadImport, NonTorchInputsFilesAreNamed) {
   for (const std::string name : {"not_torch.pt", "zip_not_torch.pt"}) {
     SCOPED_TRACE(name);
     const std::string inputs = kFixtures + name;
-    expect_import_rejected(tmp, import_args(kModels + "chain100_scripted.pt", inputs, tmp / "case"), tmp / "case", inputs);
+    expect_import_rejected(tmp, import_args(kModels + "chain100_scripted.pt", inputs, tmp / "case"), tmp / "case",
+                           inputs);
   }
 }
 
 TEST(CliBadImport, InputCountMismatchIsNamed) {
   TempDir tmp;
   const std::string inputs = kModels + "small_graph.inputs.pt";  // two tensors; chain100 takes one
-  expect_import_rejected(tmp, import_args(kModels + "chain100_scripted.pt", inputs, tmp / "case"), tmp / "case", inputs);
+  expect_import_rejected(tmp, import_args(kModels + "chain100_scripted.pt", inputs, tmp / "case"), tmp / "case",
+                         inputs);
 }
 
 TEST(CliBadImport, WrongDtypeAndShapeForTracedModelAreNamed) {
   SKIP_WITHOUT_PYTHON_TORCH();
   TempDir tmp;
   const std::string f64 = tmp / "float64.pt", shape = tmp / "shape.pt";
-  const Result py = run_cmd("/usr/bin/python3",
-                            {"-c",
-                             "import sys, torch\n"
-                             "torch.save((torch.zeros(1, 2, 3, 3, dtype=torch.float64),), sys.argv[1])\n"
-                             "torch.save((torch.zeros(1, 2, 4, 4),), sys.argv[2])\n",
-                             f64, shape});
+  const Result py =
+      run_cmd("/usr/bin/python3", {"-c",
+                                   "import sys, torch\n"
+                                   "torch.save((torch.zeros(1, 2, 3, 3, dtype=torch.float64),), sys.argv[1])\n"
+                                   "torch.save((torch.zeros(1, 2, 4, 4),), sys.argv[2])\n",
+                                   f64, shape});
   ASSERT_TRUE(py.exited && py.exit_code == 0) << py.describe();
   const std::set<std::string> before = list_dir(tmp.path());
   std::vector<Args> commands;
   for (const std::string& inputs : {f64, shape})
-    commands.push_back(import_args(kModels + "conv_bn_relu_linear_traced.pt", inputs, tmp / ("case_" + fs::path(inputs).stem().string())));
+    commands.push_back(import_args(kModels + "conv_bn_relu_linear_traced.pt", inputs,
+                                   tmp / ("case_" + fs::path(inputs).stem().string())));
   const std::vector<Result> results = tsrepro_all(commands, {tmp.path().string()});
   for (size_t i = 0; i < commands.size(); ++i) {
     SCOPED_TRACE(commands[i][3]);
@@ -472,8 +485,9 @@ TEST(CliBadImport, ExistingOutputDirIsRefusedAndLeftUntouched) {
   fs::create_directory(existing);
   write_text(existing / "keep.txt", "mine");
   const std::set<std::string> before = list_dir(tmp.path());
-  const Result r = tsrepro(import_args(kModels + "small_graph.ir", kModels + "small_graph.inputs.pt", existing.string()),
-                           {tmp.path().string()});
+  const Result r =
+      tsrepro(import_args(kModels + "small_graph.ir", kModels + "small_graph.inputs.pt", existing.string()),
+              {tmp.path().string()});
   expect_bad_input(r, existing.string());
   EXPECT_EQ(list_dir(existing), std::set<std::string>{"keep.txt"});
   EXPECT_EQ(read_text(existing / "keep.txt"), "mine");
@@ -483,7 +497,8 @@ TEST(CliBadImport, ExistingOutputDirIsRefusedAndLeftUntouched) {
 TEST(CliBadImport, OutputDirOnReadOnlyFilesystemIsNamed) {
   TempDir tmp;
   const std::string out = "/proc/tsrepro-cli-test-dir/case";  // /proc refuses new entries, even to root
-  const Result r = tsrepro(import_args(kModels + "small_graph.ir", kModels + "small_graph.inputs.pt", out), {tmp.path().string()});
+  const Result r =
+      tsrepro(import_args(kModels + "small_graph.ir", kModels + "small_graph.inputs.pt", out), {tmp.path().string()});
   expect_bad_input(r, out);
   EXPECT_FALSE(fs::exists("/proc/tsrepro-cli-test-dir"));
   EXPECT_TRUE(list_dir(tmp.path()).empty()) << join(list_dir(tmp.path()));
@@ -493,7 +508,8 @@ TEST(CliBadImport, OutputDirUnderRegularFileIsNamed) {
   TempDir tmp;
   write_text(tmp.path() / "plain_file", "x");
   const std::string out = tmp / "plain_file/case";
-  expect_import_rejected(tmp, import_args(kModels + "small_graph.ir", kModels + "small_graph.inputs.pt", out), out, out);
+  expect_import_rejected(tmp, import_args(kModels + "small_graph.ir", kModels + "small_graph.inputs.pt", out), out,
+                         out);
   EXPECT_EQ(read_text(tmp.path() / "plain_file"), "x");
 }
 
@@ -502,7 +518,8 @@ TEST(CliBadImport, OutputPathWithTrailingSlashDoesNotAbort) {
   // never die on an uncaught exception or leave an empty DIR behind.
   TempDir tmp;
   const std::string out = tmp / "case/";
-  const Result r = tsrepro(import_args(kModels + "small_graph.ir", kModels + "small_graph.inputs.pt", out), {tmp.path().string()});
+  const Result r =
+      tsrepro(import_args(kModels + "small_graph.ir", kModels + "small_graph.inputs.pt", out), {tmp.path().string()});
   if (r.exited && r.exit_code == 0) {
     EXPECT_EQ(list_dir(tmp.path()), std::set<std::string>{"case"});
     EXPECT_EQ(list_dir(tmp.path() / "case"), (std::set<std::string>{"case.json", "graph.ir", "inputs.pt"}));
@@ -543,7 +560,8 @@ TEST(CliBadImport, UnknownSubcommandIsNamed) {
   const Result r = tsrepro({"no-such-subcommand"});
   EXPECT_TRUE(r.exited) << r.describe();
   EXPECT_EQ(r.exit_code, 2) << r.describe();
-  EXPECT_NE(r.err.find("no-such-subcommand"), std::string::npos) << "stderr should name the unknown word\n" << r.describe();
+  EXPECT_NE(r.err.find("no-such-subcommand"), std::string::npos) << "stderr should name the unknown word\n"
+                                                                 << r.describe();
 }
 
 // ================================================================================================
@@ -575,7 +593,9 @@ TEST_F(CliBadRun, UnknownBackendIsNamed) {
   expect_bad_input(run_on_case({"--backend", "inject:bogus@aten::relu", "--json"}), "bogus");
 }
 
-TEST_F(CliBadRun, UnknownDeviceIsNamed) { expect_bad_input(run_on_case({"--backend", "jit", "--device", "tpu"}), "--device"); }
+TEST_F(CliBadRun, UnknownDeviceIsNamed) {
+  expect_bad_input(run_on_case({"--backend", "jit", "--device", "tpu"}), "--device");
+}
 
 TEST_F(CliBadRun, CudaDeviceWithoutCudaIsRefused) {
   const Result r = run_on_case({"--backend", "jit", "--device", "cuda", "--json"});
@@ -627,7 +647,8 @@ TEST(CliInfo, VersionNamesTsreproAndLibtorch) {
   const Result r = tsrepro({"--version"});
   EXPECT_TRUE(r.exited) << r.describe();
   EXPECT_EQ(r.exit_code, 0) << r.describe();
-  EXPECT_TRUE(std::regex_match(r.out, std::regex(R"(tsrepro [0-9]+\.[0-9]+\.[0-9]+\S* \(libtorch [0-9]+\.[0-9]+\.[0-9]+\S*\)\n)")))
+  EXPECT_TRUE(std::regex_match(
+      r.out, std::regex(R"(tsrepro [0-9]+\.[0-9]+\.[0-9]+\S* \(libtorch [0-9]+\.[0-9]+\.[0-9]+\S*\)\n)")))
       << r.describe();
 }
 
@@ -644,8 +665,9 @@ TEST(CliInfo, HelpExitsZeroForProgramAndEverySubcommand) {
   for (const char* sub : {"import", "run"}) EXPECT_NE(results[0].out.find(sub), std::string::npos) << sub;
   for (const char* opt : {"--inputs", "--input-spec", "--output", "--method"})
     EXPECT_NE(results[1].out.find(opt), std::string::npos) << opt;
-  for (const char* opt : {"--backend", "--ref", "--timeout", "--json", "--fake-inputs", "--seed", "--device", "--backend-opt",
-                          "--explain-backend", "--tol", "--cos", "--equal-nan", "--no-exact-dtype", "--ignore-non-fp", "--backward"})
+  for (const char* opt :
+       {"--backend", "--ref", "--timeout", "--json", "--fake-inputs", "--seed", "--device", "--backend-opt",
+        "--explain-backend", "--tol", "--cos", "--equal-nan", "--no-exact-dtype", "--ignore-non-fp", "--backward"})
     EXPECT_NE(results[2].out.find(opt), std::string::npos) << opt;
 }
 
@@ -656,12 +678,15 @@ TEST(CliInfo, HelpExitsZeroForProgramAndEverySubcommand) {
 TEST(CliRunSaveRepro, WritesTheReproducersOnlyWhenItFails) {
   TempDir tmp;
   const std::string case_dir = tmp / "case";
-  ASSERT_EQ(tsrepro(import_args(kModels + "chain100_scripted.pt", kModels + "chain100_scripted.inputs.pt", case_dir)).exit_code, 0);
+  ASSERT_EQ(tsrepro(import_args(kModels + "chain100_scripted.pt", kModels + "chain100_scripted.inputs.pt", case_dir))
+                .exit_code,
+            0);
   const Result passing = tsrepro({"run", case_dir, "--backend", "jit", "--save-repro"});
   EXPECT_EQ(passing.exit_code, 0) << passing.describe();
   EXPECT_FALSE(fs::exists(case_dir + "/repro.py"));
 
-  const Result failing = tsrepro({"run", case_dir, "--backend", "inject:runtime-error@aten::relu", "--save-repro", "--json"});
+  const Result failing =
+      tsrepro({"run", case_dir, "--backend", "inject:runtime-error@aten::relu", "--save-repro", "--json"});
   const json v = expect_verdict(failing, 1, "exception");
   EXPECT_EQ(v.value("repro_py", ""), case_dir + "/repro.py");
   for (const char* file : {"repro.py", "repro.cpp", "CMakeLists.txt", "graph.ir", "inputs.pt"})

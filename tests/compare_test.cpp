@@ -22,15 +22,11 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 using Values = std::vector<c10::IValue>;
 
-at::Tensor doubles(std::vector<double> values) {
-  return at::tensor(values, at::TensorOptions().dtype(at::kDouble));
-}
+at::Tensor doubles(std::vector<double> values) { return at::tensor(values, at::TensorOptions().dtype(at::kDouble)); }
 
 at::Tensor floats(std::vector<double> values) { return doubles(std::move(values)).to(at::kFloat); }
 
-at::Tensor longs(std::vector<int64_t> values) {
-  return at::tensor(values, at::TensorOptions().dtype(at::kLong));
-}
+at::Tensor longs(std::vector<int64_t> values) { return at::tensor(values, at::TensorOptions().dtype(at::kLong)); }
 
 at::Tensor bools(std::vector<double> values) { return doubles(std::move(values)).to(at::kBool); }
 
@@ -38,21 +34,18 @@ at::Tensor bools(std::vector<double> values) { return doubles(std::move(values))
 // fp64) is e (up to float32 rounding), so each case knows its RMSE exactly.
 at::Tensor smooth_fp64(int64_t n) { return at::linspace(-1.0, 1.0, n, at::kDouble); }
 
-at::Tensor alternating_signs(int64_t n) {
-  return at::arange(n, at::kDouble).remainder(2).mul(2).sub(1);
-}
+at::Tensor alternating_signs(int64_t n) { return at::arange(n, at::kDouble).remainder(2).mul(2).sub(1); }
 
 at::Tensor perturbed(const at::Tensor& fp64, double error, at::ScalarType dtype = at::kFloat) {
   return (fp64 + error * alternating_signs(fp64.numel())).to(dtype);
 }
 
-CompareResult compare_one(const c10::IValue& ref, const c10::IValue& res,
-                          const CompareOptions& options = {}) {
+CompareResult compare_one(const c10::IValue& ref, const c10::IValue& res, const CompareOptions& options = {}) {
   return compare_outputs({ref}, {res}, nullptr, options);
 }
 
-CompareResult compare_with_fp64(const at::Tensor& ref, const at::Tensor& res,
-                                const at::Tensor& fp64, const CompareOptions& options = {}) {
+CompareResult compare_with_fp64(const at::Tensor& ref, const at::Tensor& res, const at::Tensor& fp64,
+                                const CompareOptions& options = {}) {
   const Values fp64_outputs{fp64};
   return compare_outputs({ref}, {res}, &fp64_outputs, options);
 }
@@ -89,7 +82,7 @@ TEST(CompareTest, NoiseLikeTheReferencesOwnPassesViaFp64Rmse) {
   const at::Tensor fp64 = smooth_fp64(2000);
   const at::Tensor ref = perturbed(fp64, 1e-3);
   const at::Tensor res = perturbed(fp64, -1e-3);  // 2e-3 from ref: allclose at 1e-4 fails
-  EXPECT_FALSE(compare_one(ref, res).same);      // no fp64 reference: allclose decides
+  EXPECT_FALSE(compare_one(ref, res).same);       // no fp64 reference: allclose decides
   const auto result = compare_with_fp64(ref, res, fp64);
   EXPECT_TRUE(result.same) << first_reason(result);
   EXPECT_NEAR(result.outputs[0].max_abs, 2e-3, 1e-6);
@@ -101,8 +94,7 @@ TEST(CompareTest, LargerErrorThanTheReferenceFailsWithRmseReason) {
   EXPECT_FALSE(result.same);
   const std::string reason = first_reason(result);
   EXPECT_NE(reason.find("allclose failed at tol=0.0001"), std::string::npos) << reason;
-  EXPECT_NE(reason.find("RMSE(res,fp64)=0.1 > 2*RMSE(ref,fp64)+tol/10=0.00201"), std::string::npos)
-      << reason;
+  EXPECT_NE(reason.find("RMSE(res,fp64)=0.1 > 2*RMSE(ref,fp64)+tol/10=0.00201"), std::string::npos) << reason;
   EXPECT_NEAR(result.outputs[0].max_abs, 0.099, 1e-5);
 }
 
@@ -142,8 +134,7 @@ TEST(CompareTest, WithoutFp64AFloat64ReferenceIsItsOwnReference) {
   const at::Tensor ref = smooth_fp64(2000);
   const auto noisy = compare_one(ref, perturbed(ref, 1e-3, at::kDouble));
   EXPECT_FALSE(noisy.same);
-  EXPECT_NE(first_reason(noisy).find("(RMSE(ref,fp64)=0,"), std::string::npos)
-      << first_reason(noisy);
+  EXPECT_NE(first_reason(noisy).find("(RMSE(ref,fp64)=0,"), std::string::npos) << first_reason(noisy);
   // One element off by 3e-4 fails allclose, but RMSE = 3e-4 / sqrt(2000) = 6.7e-6 passes.
   at::Tensor one_off = ref.clone();
   one_off[0] += 3e-4;
@@ -154,8 +145,7 @@ TEST(CompareTest, WithoutFp64AFloat64ReferenceIsItsOwnReference) {
 
 TEST(CompareTest, Fp64OfAnotherShapeIsIgnored) {
   const at::Tensor fp64 = smooth_fp64(2000);
-  const auto result =
-      compare_with_fp64(perturbed(fp64, 1e-3), perturbed(fp64, -1e-3), smooth_fp64(10));
+  const auto result = compare_with_fp64(perturbed(fp64, 1e-3), perturbed(fp64, -1e-3), smooth_fp64(10));
   EXPECT_FALSE(result.same);
   EXPECT_NE(first_reason(result).find("no fp64 reference"), std::string::npos);
 }
@@ -405,8 +395,7 @@ TEST(CompareTest, CosineModeAcceptsScaledAndRejectsOpposedVectors) {
 
 TEST(CompareTest, ScalarsCompareByValue) {
   EXPECT_TRUE(compare_one(c10::IValue(int64_t{3}), c10::IValue(int64_t{3})).same);
-  EXPECT_EQ(first_reason(compare_one(c10::IValue(int64_t{3}), c10::IValue(int64_t{4}))),
-            "values differ: 3 vs 4");
+  EXPECT_EQ(first_reason(compare_one(c10::IValue(int64_t{3}), c10::IValue(int64_t{4}))), "values differ: 3 vs 4");
   EXPECT_TRUE(compare_one(c10::IValue(true), c10::IValue(true)).same);
   EXPECT_FALSE(compare_one(c10::IValue(true), c10::IValue(false)).same);
   EXPECT_TRUE(compare_one(c10::IValue("abc"), c10::IValue("abc")).same);

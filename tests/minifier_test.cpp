@@ -40,7 +40,10 @@ MinifyResult minify_in_workers(const Case& c, const MinifyOptions& options) {
 // Runs one pass on `state` against a real oracle; returns whether it changed the state.
 struct PassHarness {
   explicit PassHarness(Case initial, const std::string& backend)
-      : options(options_for(backend)), interest(options, kRunner), oracle(interest, observer), state(std::move(initial)),
+      : options(options_for(backend)),
+        interest(options, kRunner),
+        oracle(interest, observer),
+        state(std::move(initial)),
         ctx(oracle, state, observer, steps) {
     state.expected = {};
     oracle.check_original(state);
@@ -94,8 +97,8 @@ class MinifyChain100 : public ::testing::TestWithParam<FaultCase> {};
 
 // The bar: a model of 100+ nodes, every fault, at most 3 compute nodes left, culprit kept.
 TEST_P(MinifyChain100, EndsWithAtMostThreeNodesIncludingTheCulprit) {
-  Case c = import_case({testing::model_path("chain100_scripted.pt"), "forward",
-                        testing::model_path("chain100_scripted.inputs.pt"), ""});
+  Case c = import_case(
+      {testing::model_path("chain100_scripted.pt"), "forward", testing::model_path("chain100_scripted.inputs.pt"), ""});
   ASSERT_GE(count_compute_nodes(*c.graph), 100u);
   MinifyOptions o = options_for("inject:" + GetParam().fault + "@aten::relu");
   o.run.timeout_seconds = GetParam().timeout;
@@ -110,8 +113,8 @@ TEST_P(MinifyChain100, EndsWithAtMostThreeNodesIncludingTheCulprit) {
 
 INSTANTIATE_TEST_SUITE_P(EveryFault, MinifyChain100,
                          ::testing::Values(FaultCase{"compile-error", 60}, FaultCase{"runtime-error", 60},
-                                           FaultCase{"accuracy", 60}, FaultCase{"abort", 60},
-                                           FaultCase{"segfault", 60}, FaultCase{"hang", 1.5}),
+                                           FaultCase{"accuracy", 60}, FaultCase{"abort", 60}, FaultCase{"segfault", 60},
+                                           FaultCase{"hang", 1.5}),
                          [](const auto& info) {
                            std::string name = info.param.fault;
                            name.erase(std::remove(name.begin(), name.end(), '-'), name.end());
@@ -119,8 +122,8 @@ INSTANTIATE_TEST_SUITE_P(EveryFault, MinifyChain100,
                          });
 
 TEST(Minify, ParallelWorkersGiveTheSameResultAndSteps) {
-  Case c = import_case({testing::model_path("chain100_scripted.pt"), "forward",
-                        testing::model_path("chain100_scripted.inputs.pt"), ""});
+  Case c = import_case(
+      {testing::model_path("chain100_scripted.pt"), "forward", testing::model_path("chain100_scripted.inputs.pt"), ""});
   MinifyOptions one = options_for("inject:runtime-error@aten::tanh");
   MinifyOptions two = one;
   two.jobs = 2;

@@ -43,7 +43,9 @@ class RecordingObserver : public MinifyObserver {
 // One pass on `state`, the predicate deciding.
 struct PassHarness {
   PassHarness(Case initial, PredicateInterest::Predicate predicate, size_t parallelism = 1)
-      : interest(std::move(predicate), parallelism), oracle(interest, observer), state(std::move(initial)),
+      : interest(std::move(predicate), parallelism),
+        oracle(interest, observer),
+        state(std::move(initial)),
         ctx(oracle, state, observer, steps) {
     oracle.check_original(state);
   }
@@ -274,12 +276,14 @@ TEST(Engine, EveryAcceptedStateIsStrictlySmaller) {
   RecordingObserver observer;
   minify_with(case_from_ir(chain_ir(40, {{13, "relu"}}), {at::randn({6})}), has_op("aten::relu"), 1, &observer);
   ASSERT_GE(observer.sizes.size(), 2u);
-  for (size_t i = 1; i < observer.sizes.size(); ++i) EXPECT_LT(observer.sizes[i], observer.sizes[i - 1]) << "step " << i;
+  for (size_t i = 1; i < observer.sizes.size(); ++i)
+    EXPECT_LT(observer.sizes[i], observer.sizes[i - 1]) << "step " << i;
 }
 
 TEST(Engine, TheResultIsOneMinimal) {
   const auto both = [](const Case& s) { return has_op("aten::relu")(s) && has_op("aten::sigmoid")(s); };
-  const MinifyResult r = minify_with(case_from_ir(chain_ir(30, {{5, "relu"}, {22, "sigmoid"}}), {at::randn({4})}), both);
+  const MinifyResult r =
+      minify_with(case_from_ir(chain_ir(30, {{5, "relu"}, {22, "sigmoid"}}), {at::randn({4})}), both);
   EXPECT_TRUE(r.one_minimal);
   EXPECT_EQ(node_kinds(r.minimized), (std::vector<std::string>{"aten::relu", "aten::sigmoid"}));
   // Checked here without the engine: no single node can become an input with the predicate kept.
@@ -327,7 +331,8 @@ TEST(Engine, ParallelSlotsAreDistinctAndBounded) {
     std::set<size_t> busy_;
   } checker;
   MinifyObserver quiet;
-  const MinifyResult r = minify(case_from_ir(chain_ir(50, {{9, "relu"}}), {at::randn({4})}), MinifyOptions{}, checker, quiet);
+  const MinifyResult r =
+      minify(case_from_ir(chain_ir(50, {{9, "relu"}}), {at::randn({4})}), MinifyOptions{}, checker, quiet);
   EXPECT_EQ(node_kinds(r.minimized), (std::vector<std::string>{"aten::relu"}));
 }
 
@@ -337,7 +342,8 @@ class OneCulpritQueries : public ::testing::TestWithParam<size_t> {};
 
 TEST_P(OneCulpritQueries, GrowLogarithmically) {
   const size_t n = 256;
-  const MinifyResult r = minify_with(case_from_ir(chain_ir(n, {{GetParam(), "relu"}}), {at::randn({4})}), has_op("aten::relu"));
+  const MinifyResult r =
+      minify_with(case_from_ir(chain_ir(n, {{GetParam(), "relu"}}), {at::randn({4})}), has_op("aten::relu"));
   EXPECT_EQ(node_kinds(r.minimized), (std::vector<std::string>{"aten::relu"}));
   EXPECT_TRUE(r.one_minimal);
   RecordProperty("queries", static_cast<int>(r.stats.queries));

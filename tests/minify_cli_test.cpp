@@ -62,8 +62,8 @@ json expect_minified(const Result& r) {
     ADD_FAILURE() << "stdout is not exactly one JSON object: " << e.what();
     return json::object();
   }
-  for (const char* key : {"original_nodes", "final_nodes", "queries", "cache_hits", "seconds", "signature",
-                          "one_minimal", "repro_dir"})
+  for (const char* key :
+       {"original_nodes", "final_nodes", "queries", "cache_hits", "seconds", "signature", "one_minimal", "repro_dir"})
     EXPECT_TRUE(j.contains(key)) << "summary lacks \"" << key << "\"";
   return j;
 }
@@ -214,9 +214,10 @@ TEST(MinifyCli, MinifiedReproCppBuildsAndReproduces) {
 TEST(MinifyCli, ControlFlowIsFlattenedDownToTheCulprit) {
   TempDir tmp;
   const std::string case_dir = tmp / "case", out = tmp / "out";
-  ASSERT_EQ(tsrepro(import_args(kModels + "control_flow_scripted.pt", kModels + "control_flow_scripted.inputs.pt", case_dir))
-                .exit_code,
-            0);
+  ASSERT_EQ(
+      tsrepro(import_args(kModels + "control_flow_scripted.pt", kModels + "control_flow_scripted.inputs.pt", case_dir))
+          .exit_code,
+      0);
   // aten::relu sits in the prim::Loop's body; the prim::If before it is not needed. inline-blocks
   // takes one pass through the body out of the loop, and the cutting passes do the rest.
   const Result r = tsrepro({"minify", case_dir, "--backend", "inject:runtime-error@aten::relu", "-o", out, "--json"},
@@ -256,8 +257,9 @@ TEST(MinifyCli, AccuracyModeMinifiesAnAccuracyFault) {
   TempDir tmp;
   const std::string case_dir = import_chain(tmp);
   const std::string out = tmp / "out";
-  const Result r = tsrepro({"minify", case_dir, "--backend", "inject:accuracy@aten::relu", "-o", out, "--json", "--accuracy"},
-                           {tmp.path().string(), 600});
+  const Result r =
+      tsrepro({"minify", case_dir, "--backend", "inject:accuracy@aten::relu", "-o", out, "--json", "--accuracy"},
+              {tmp.path().string(), 600});
   const json s = expect_minified(r);
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(s.value("kind", ""), "accuracy");
@@ -267,8 +269,9 @@ TEST(MinifyCli, AccuracyModeMinifiesAnAccuracyFault) {
 TEST(MinifyCli, AccuracyModeFindsAnExceptionUninteresting) {
   TempDir tmp;
   const std::string case_dir = import_chain(tmp);
-  const Result r = tsrepro({"minify", case_dir, "--backend", "inject:runtime-error@aten::relu", "-o", tmp / "out", "--accuracy"},
-                           {tmp.path().string(), 600});
+  const Result r =
+      tsrepro({"minify", case_dir, "--backend", "inject:runtime-error@aten::relu", "-o", tmp / "out", "--accuracy"},
+              {tmp.path().string(), 600});
   EXPECT_EQ(r.exit_code, 3) << r.describe();
   EXPECT_NE(r.err.find("verdict: exception"), std::string::npos) << r.describe();
 }
@@ -321,9 +324,10 @@ TEST(MinifyCli, OffloadedReferenceValuesGiveTheSameResultAndAreSweptAway) {
   const std::string case_dir = import_chain(tmp);
   const std::string backend = "inject:runtime-error@aten::relu";
   const std::string in_memory = tmp / "in_memory", offloaded = tmp / "offloaded";
-  const std::vector<Result> runs = tsrepro_all({{"minify", case_dir, "--backend", backend, "-o", in_memory, "--json"},
-                                                {"minify", case_dir, "--backend", backend, "-o", offloaded, "--json", "--offload"}},
-                                               {tmp.path().string(), 600});
+  const std::vector<Result> runs =
+      tsrepro_all({{"minify", case_dir, "--backend", backend, "-o", in_memory, "--json"},
+                   {"minify", case_dir, "--backend", backend, "-o", offloaded, "--json", "--offload"}},
+                  {tmp.path().string(), 600});
   const json a = expect_minified(runs[0]);
   const json b = expect_minified(runs[1]);
   EXPECT_EQ(a.value("queries", 0), b.value("queries", 1));
@@ -367,7 +371,8 @@ TEST(MinifyCli, CrashedWorkersAreForkedAgainAndNoneOutlivesTheRun) {
   EXPECT_EQ(summary.value("signature", ""), "crash:SIGSEGV");
   // Every candidate holding the relu killed its worker; each new one came from the zygote.
   size_t forked = 0;
-  for (size_t at = r.err.find("forked by the zygote"); at != std::string::npos; at = r.err.find("forked by the zygote", at + 1))
+  for (size_t at = r.err.find("forked by the zygote"); at != std::string::npos;
+       at = r.err.find("forked by the zygote", at + 1))
     ++forked;
   EXPECT_GE(forked, 3u) << r.describe();
   EXPECT_EQ(r.err.find("tsrepro-runner)"), std::string::npos) << "no worker should be exec'd\n" << r.describe();
@@ -375,8 +380,9 @@ TEST(MinifyCli, CrashedWorkersAreForkedAgainAndNoneOutlivesTheRun) {
 
   // TSREPRO_RUNNER names the worker executable: then it is exec'd as before.
   const std::string named = tmp / "named";
-  const Result n = tsrepro({"-vv", "minify", case_dir, "--backend", "inject:segfault@aten::relu", "-o", named, "--json"},
-                           {tmp.path().string(), 600, {"TSREPRO_RUNNER=" + std::string(TSREPRO_BINARY_DIR) + "/tsrepro-runner"}});
+  const Result n =
+      tsrepro({"-vv", "minify", case_dir, "--backend", "inject:segfault@aten::relu", "-o", named, "--json"},
+              {tmp.path().string(), 600, {"TSREPRO_RUNNER=" + std::string(TSREPRO_BINARY_DIR) + "/tsrepro-runner"}});
   EXPECT_EQ(expect_minified(n).value("signature", ""), "crash:SIGSEGV");
   EXPECT_EQ(n.err.find("forked by the zygote"), std::string::npos) << n.describe();
   EXPECT_EQ(read_text(out + "/minified/graph.ir"), read_text(named + "/minified/graph.ir"));
@@ -435,7 +441,8 @@ TEST(MinifyCli, KilledMinifyResumesToTheSameResult) {
     }
     return false;
   });
-  const Result first = tsrepro({"minify", case_dir, "--backend", backend, "-o", killed, "--json"}, {tmp.path().string(), 600});
+  const Result first =
+      tsrepro({"minify", case_dir, "--backend", backend, "-o", killed, "--json"}, {tmp.path().string(), 600});
   stop_watching = true;
   ASSERT_TRUE(killer.get()) << "the run ended before it could be killed\n" << first.describe();
   ASSERT_FALSE(first.exited) << first.describe();

@@ -46,21 +46,32 @@ std::optional<std::string> decode_literals(const std::string& source) {
   std::string value;
   size_t i = 0;
   while (i < source.size()) {
-    if (std::isspace(static_cast<unsigned char>(source[i]))) { ++i; continue; }
+    if (std::isspace(static_cast<unsigned char>(source[i]))) {
+      ++i;
+      continue;
+    }
     if (source[i] != '"') return std::nullopt;
     for (++i; i < source.size() && source[i] != '"'; ++i) {
       const char c = source[i];
-      if (c == '\n' || static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f) return std::nullopt;
-      if (c != '\\') { value += c; continue; }
+      if (c == '\n' || static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7f)
+        return std::nullopt;
+      if (c != '\\') {
+        value += c;
+        continue;
+      }
       if (++i >= source.size()) return std::nullopt;
       const char e = source[i];
-      if (e == 'n') value += '\n';
-      else if (e == 't') value += '\t';
-      else if (e == '\\' || e == '"' || e == '?') value += e;
+      if (e == 'n')
+        value += '\n';
+      else if (e == 't')
+        value += '\t';
+      else if (e == '\\' || e == '"' || e == '?')
+        value += e;
       else if (e >= '0' && e <= '7' && i + 2 < source.size()) {
         value += static_cast<char>(std::stoi(source.substr(i, 3), nullptr, 8));
         i += 2;
-      } else return std::nullopt;
+      } else
+        return std::nullopt;
     }
     if (i >= source.size()) return std::nullopt;  // unterminated
     ++i;
@@ -241,7 +252,8 @@ class BuiltRepro {
     s.expected_signature = "crash:SIGSEGV";
     s.run.timeout_seconds = 60;
     s.command_line = "tsrepro minify " + attack_string(marker_);
-    write_case(case_, case_dir_, false, {{"repro.cpp", repro_cpp_source(case_, s)}, {"CMakeLists.txt", repro_cmake_source()}});
+    write_case(case_, case_dir_, false,
+               {{"repro.cpp", repro_cpp_source(case_, s)}, {"CMakeLists.txt", repro_cmake_source()}});
     build();
   }
 
@@ -277,8 +289,8 @@ class BuiltRepro {
     // -Werror on top of the -Wall -Wextra that the generated CMakeLists.txt asks for.
     const auto started = std::chrono::steady_clock::now();
     build_ = run_shell("cmake -S " + shell_quoted(case_dir_) + " -B " + shell_quoted(case_dir_ + "/build") +
-                         " -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS=-Werror" + torch_dir + " && cmake --build " +
-                         shell_quoted(case_dir_ + "/build"));
+                       " -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS=-Werror" + torch_dir + " && cmake --build " +
+                       shell_quoted(case_dir_ + "/build"));
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     std::printf("[ repro.cpp ] configure + build took %.1f s\n", seconds);
   }
@@ -302,8 +314,8 @@ void expect_recorded_crash_reproduces(const BuiltRepro& repro) {
 void expect_tsrepro_verdict(const BuiltRepro& repro, const std::string& backend, bool backward) {
   SCOPED_TRACE("--backend " + backend + (backward ? " --backward" : ""));
   const Verdict expected = repro.tsrepro_verdict(backend, backward);
-  const ShellResult run =
-      repro.run(shell_quoted(repro.case_dir()) + " --backend " + shell_quoted(backend) + (backward ? " --backward" : ""));
+  const ShellResult run = repro.run(shell_quoted(repro.case_dir()) + " --backend " + shell_quoted(backend) +
+                                    (backward ? " --backward" : ""));
   const std::string phase = expected.phase.empty() ? "" : " (" + expected.phase + ")";
   EXPECT_EQ(reported(run.output, "verdict"), status_name(expected.status) + phase) << run.output;
   EXPECT_EQ(reported(run.output, "signature"), expected.signature);
@@ -361,9 +373,9 @@ TEST(ReproCppProgram, BuildsWarningFreeAndReproducesLikeTsrepro) {
   ASSERT_EQ(repro.build_result().exit_code, 0) << repro.build_result().output;
 
   expect_recorded_crash_reproduces(repro);
-  for (const std::string backend : {"eager", "jit", "nnc", "ofi", "inject:runtime-error@aten::relu",
-                                    "inject:compile-error@aten::relu+aten::tanh", "inject:accuracy@aten::relu",
-                                    "inject:runtime-error@aten::relu+aten::abs"})
+  for (const std::string backend :
+       {"eager", "jit", "nnc", "ofi", "inject:runtime-error@aten::relu", "inject:compile-error@aten::relu+aten::tanh",
+        "inject:accuracy@aten::relu", "inject:runtime-error@aten::relu+aten::abs"})
     expect_tsrepro_verdict(repro, backend, /*backward=*/false);
   for (const std::string backend : {"eager", "jit", "inject:accuracy@aten::tanh"})
     expect_tsrepro_verdict(repro, backend, /*backward=*/true);

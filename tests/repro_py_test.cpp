@@ -50,9 +50,7 @@ std::string write_repro(const Case& c, const ReproSettings& settings, const std:
   return dir + "/repro.py";
 }
 
-ShellResult run_repro(const std::string& script) {
-  return run_shell(kPython + " " + shell_quoted(script));
-}
+ShellResult run_repro(const std::string& script) { return run_shell(kPython + " " + shell_quoted(script)); }
 
 // The "verdict: <status>" line the script prints.
 std::string printed_status(const ShellResult& r) {
@@ -86,7 +84,7 @@ TEST(PythonLiteral, EscapesEverythingThatCouldEndTheLiteral) {
   EXPECT_EQ(python_string_literal(std::string("nul\0del\x7f", 8)), R"("nul\x00del\x7f")");
   EXPECT_EQ(python_string_literal("caf\xc3\xa9 \xf0\x9f\x90\x8d"), R"("caf\u00e9 \U0001f40d")");
   EXPECT_EQ(python_string_literal("bad \xff\xc3("), R"("bad \xff\xc3(")");  // not UTF-8: byte by byte
-  EXPECT_EQ(python_string_literal("\xed\xa0\x80"), R"("\xed\xa0\x80")");      // a surrogate is not valid UTF-8
+  EXPECT_EQ(python_string_literal("\xed\xa0\x80"), R"("\xed\xa0\x80")");    // a surrogate is not valid UTF-8
 }
 
 TEST(PythonLiteral, CommentTextStaysOnOneLine) {
@@ -172,9 +170,8 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(ReproPy, ACrashWithAnotherSignalDoesNotReproduce) {
   SKIP_WITHOUT_PYTHON_TORCH();
   testing::TempDir dir;
-  const ShellResult r = run_repro(write_repro(example_case("small_graph"),
-                                                settings_for("inject:abort@aten::relu", "crash", "crash:SIGSEGV"),
-                                                dir / "case"));
+  const ShellResult r = run_repro(write_repro(
+      example_case("small_graph"), settings_for("inject:abort@aten::relu", "crash", "crash:SIGSEGV"), dir / "case"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(printed_status(r), "crash") << r.output;
 }
@@ -182,9 +179,8 @@ TEST(ReproPy, ACrashWithAnotherSignalDoesNotReproduce) {
 TEST(ReproPy, AFaultOnAnOpTheGraphLacksDoesNotFire) {
   SKIP_WITHOUT_PYTHON_TORCH();
   testing::TempDir dir;
-  const ShellResult r = run_repro(write_repro(example_case("chain100_scripted"),
-                                                settings_for("inject:segfault@aten::relu+aten::abs", "crash"),
-                                                dir / "case"));
+  const ShellResult r = run_repro(write_repro(
+      example_case("chain100_scripted"), settings_for("inject:segfault@aten::relu+aten::abs", "crash"), dir / "case"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(printed_status(r), "pass") << r.output;
 }
@@ -291,7 +287,7 @@ Case fake_only_case() {
     s.value = std::move(value);
     return s;
   };
-  c.inputs = {tensor("a", "float32", {3, 4}, {1, 3}, -2.5, 7.25),     // transposed: dense, kept
+  c.inputs = {tensor("a", "float32", {3, 4}, {1, 3}, -2.5, 7.25),                  // transposed: dense, kept
               tensor("b", "float64", {2, 3}, {0, 1}, std::nullopt, std::nullopt),  // expanded: not dense
               tensor("c", "int64", {5}, {1}, -3.5, 11.2),
               tensor("d", "bool", {2, 2}, {2, 1}, std::nullopt, std::nullopt),
@@ -334,8 +330,8 @@ TEST(ReproPy, FakeInputsEqualTheRunners) {
                             "        ok = type(a) == type(b) and a == b\n"
                             "    assert ok, (i, a, b)\n"
                             "print('fake inputs equal:', len(mine))\n";
-    const ShellResult r =
-        run_shell(kPython + " " + shell_quoted(check) + " " + shell_quoted(script) + " " + shell_quoted(dir / (label + ".pt")));
+    const ShellResult r = run_shell(kPython + " " + shell_quoted(check) + " " + shell_quoted(script) + " " +
+                                    shell_quoted(dir / (label + ".pt")));
     EXPECT_EQ(r.exit_code, 0) << label << ":\n" << r.output;
     EXPECT_NE(r.output.find("fake inputs equal: " + std::to_string(c.inputs.size())), std::string::npos) << r.output;
   }
@@ -350,8 +346,12 @@ TEST(ReproPy, HostileTextInTheCaseStaysData) {
   // The IR printer escapes string constants; the parser reads them back.
   const std::string ir =
       "graph(%x : Tensor):\n"
-      "  %s1 : str = prim::Constant[value=\"\\\"); " + payload + "; (\\\"\"]()\n"
-      "  %s2 : str = prim::Constant[value=\"a\\nimport os; " + payload + "\\n\\\\\\\"\\\"\\\" ''' x\"]()\n"
+      "  %s1 : str = prim::Constant[value=\"\\\"); " +
+      payload +
+      "; (\\\"\"]()\n"
+      "  %s2 : str = prim::Constant[value=\"a\\nimport os; " +
+      payload +
+      "\\n\\\\\\\"\\\"\\\" ''' x\"]()\n"
       "  %s3 : str = aten::add(%s1, %s2)\n"
       "  %n : int = aten::len(%s3)\n"
       "  %y : Tensor = aten::relu(%x)\n"
@@ -380,8 +380,8 @@ TEST(ReproPy, HostileTextInTheCaseStaysData) {
                           "assert repro.GRAPH_IR == open(sys.argv[2]).read()\n"
                           "assert repro.EXPECTED_SIGNATURE.count(\"'''\") == 1, repro.EXPECTED_SIGNATURE\n"
                           "print('embedded text intact')\n";
-  const ShellResult embedded =
-      run_shell(kPython + " " + shell_quoted(check) + " " + shell_quoted(script) + " " + shell_quoted(dir / "case/graph.ir"));
+  const ShellResult embedded = run_shell(kPython + " " + shell_quoted(check) + " " + shell_quoted(script) + " " +
+                                         shell_quoted(dir / "case/graph.ir"));
   EXPECT_EQ(embedded.exit_code, 0) << embedded.output;
   EXPECT_NE(embedded.output.find("embedded text intact"), std::string::npos) << embedded.output;
   EXPECT_FALSE(std::filesystem::exists(marker));

@@ -73,7 +73,8 @@ TEST(RunSpec, ValidationNamesTheFlagAtFault) {
 
 TEST(RunSpec, TheKnownBackendsComeFromTheRegistry) {
   const std::string known = known_backends_text();
-  for (const BackendInfo& info : backend_registry()) EXPECT_NE(known.find(info.spelling), std::string::npos) << info.name;
+  for (const BackendInfo& info : backend_registry())
+    EXPECT_NE(known.find(info.spelling), std::string::npos) << info.name;
   EXPECT_NE(known.find("inject:<fault>@<op>"), std::string::npos);
 }
 

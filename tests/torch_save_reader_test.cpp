@@ -25,9 +25,7 @@ std::string bytes(const char (&literal)[N]) {
   return std::string(literal, N - 1);
 }
 
-std::string fixture(const std::string& name) {
-  return std::string(TSREPRO_SOURCE_DIR) + "/tests/fixtures/" + name;
-}
+std::string fixture(const std::string& name) { return std::string(TSREPRO_SOURCE_DIR) + "/tests/fixtures/" + name; }
 
 // Returns the UserError message read_torch_save throws for `path`, or fails the test.
 std::string user_error_for(const std::string& path) {
@@ -93,49 +91,67 @@ std::vector<c10::IValue> tuple_items(const c10::IValue& value) {
 
 TEST(BatchSingleAppends, TurnsAppendIntoMarkAndAppends) {
   // [7]: PROTO 2, EMPTY_LIST, BINPUT 0, BININT1 7, APPEND, STOP
-  const std::string pickle = bytes("\x80\x02]q\x00K\x07" "a.");
-  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02]q\x00(K\x07" "e."));
+  const std::string pickle = bytes(
+      "\x80\x02]q\x00K\x07"
+      "a.");
+  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02]q\x00(K\x07"
+                                                "e."));
 }
 
 TEST(BatchSingleAppends, TurnsSetItemIntoMarkAndSetItems) {
   // {"x": 1}: EMPTY_DICT, BINPUT 0, BINUNICODE "x", BINPUT 1, BININT1 1, SETITEM
   const std::string pickle = bytes("\x80\x02}q\x00X\x01\x00\x00\x00xq\x01K\x01s.");
-  EXPECT_EQ(batch_single_appends(pickle),
-            bytes("\x80\x02}q\x00(X\x01\x00\x00\x00xq\x01K\x01u."));
+  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02}q\x00(X\x01\x00\x00\x00xq\x01K\x01u."));
 }
 
 TEST(BatchSingleAppends, PutsMarkBeforeTheWholeReducedItem) {
   // [builtins.int(5)]: the item starts at its GLOBAL, not at the REDUCE or its argument.
-  const std::string pickle = bytes("\x80\x02]q\x00" "cbuiltins\nint\nq\x01K\x05\x85R" "a.");
-  EXPECT_EQ(batch_single_appends(pickle),
-            bytes("\x80\x02]q\x00(" "cbuiltins\nint\nq\x01K\x05\x85R" "e."));
+  const std::string pickle = bytes(
+      "\x80\x02]q\x00"
+      "cbuiltins\nint\nq\x01K\x05\x85R"
+      "a.");
+  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02]q\x00("
+                                                "cbuiltins\nint\nq\x01K\x05\x85R"
+                                                "e."));
 }
 
 TEST(BatchSingleAppends, HandlesNestedSingleElementLists) {
   // [[1]]: the outer item is the inner list, which itself gets one APPEND.
-  const std::string pickle = bytes("\x80\x02]q\x00]q\x01K\x01" "aa.");
-  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02]q\x00(]q\x01(K\x01" "ee."));
+  const std::string pickle = bytes(
+      "\x80\x02]q\x00]q\x01K\x01"
+      "aa.");
+  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02]q\x00(]q\x01(K\x01"
+                                                "ee."));
 }
 
 TEST(BatchSingleAppends, MarkedTupleItemStartsAtItsMark) {
   // [(1, 2, 3, 4)]: TUPLE pops to its MARK, so the item starts there.
-  const std::string pickle = bytes("\x80\x02](K\x01K\x02K\x03K\x04t" "a.");
-  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02]((K\x01K\x02K\x03K\x04t" "e."));
+  const std::string pickle = bytes(
+      "\x80\x02](K\x01K\x02K\x03K\x04t"
+      "a.");
+  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02]((K\x01K\x02K\x03K\x04t"
+                                                "e."));
 }
 
 TEST(BatchSingleAppends, MemoFetchedItemGetsItsOwnMark) {
   // ["s", "s"] written as two single APPENDs, the second item fetched from the memo.
-  const std::string pickle = bytes("\x80\x02]X\x01\x00\x00\x00sq\x00" "ah\x00" "a.");
-  EXPECT_EQ(batch_single_appends(pickle),
-            bytes("\x80\x02](X\x01\x00\x00\x00sq\x00" "e(h\x00" "e."));
+  const std::string pickle = bytes(
+      "\x80\x02]X\x01\x00\x00\x00sq\x00"
+      "ah\x00"
+      "a.");
+  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02](X\x01\x00\x00\x00sq\x00"
+                                                "e(h\x00"
+                                                "e."));
 }
 
 TEST(BatchSingleAppends, LeavesStreamsWithoutSingleInsertsUnchanged) {
   const std::vector<std::string> pickles = {
-      bytes("\x80\x02](K\x01K\x02" "e."),                 // [1, 2]
-      bytes("\x80\x02K\x01K\x02\x86q\x00."),              // (1, 2)
-      bytes("\x80\x02}(X\x01\x00\x00\x00" "aK\x01u."),  // {"a": 1} batched
-      bytes("\x80\x02G?\xe0\x00\x00\x00\x00\x00\x00."),   // 0.5
+      bytes("\x80\x02](K\x01K\x02"
+            "e."),                            // [1, 2]
+      bytes("\x80\x02K\x01K\x02\x86q\x00."),  // (1, 2)
+      bytes("\x80\x02}(X\x01\x00\x00\x00"
+            "aK\x01u."),                                           // {"a": 1} batched
+      bytes("\x80\x02G?\xe0\x00\x00\x00\x00\x00\x00."),            // 0.5
       bytes("\x80\x02\x8a\x08\x01\x00\x00\x00\x00\x00\x00\x00."),  // LONG1
   };
   for (const std::string& pickle : pickles) {
@@ -150,7 +166,9 @@ TEST(BatchSingleAppends, ReportsUnknownOpcodeWithByteAndOffset) {
 }
 
 TEST(BatchSingleAppends, ReportsTruncatedArgument) {
-  const std::string message = runtime_error_for(bytes("\x80\x02X\x05\x00\x00\x00" "ab"));
+  const std::string message =
+      runtime_error_for(bytes("\x80\x02X\x05\x00\x00\x00"
+                              "ab"));
   EXPECT_NE(message.find("truncated"), std::string::npos) << message;
 }
 
@@ -161,25 +179,25 @@ TEST(BatchSingleAppends, ReportsMissingStop) {
 
 TEST(BatchSingleAppends, ReportsAppendWithoutContainer) {
   // The only entry is the would-be item; there is nothing to append it to.
-  const std::string message = runtime_error_for(bytes("\x80\x02K\x01" "a."));
+  const std::string message =
+      runtime_error_for(bytes("\x80\x02K\x01"
+                              "a."));
   EXPECT_NE(message.find("no container"), std::string::npos) << message;
   EXPECT_NE(message.find("0x61"), std::string::npos) << message;
 }
 
 TEST(BatchSingleAppends, ReportsAppendWithoutItem) {
-  const std::string message = runtime_error_for(bytes("\x80\x02" "a."));
+  const std::string message =
+      runtime_error_for(bytes("\x80\x02"
+                              "a."));
   EXPECT_NE(message.find("underflow"), std::string::npos) << message;
 }
 
 // --- read_torch_save -------------------------------------------------------------------------
 
-TEST(ReadTorchSave, ReadsMixedTuple) {
-  expect_mixed_values(tuple_items(read_torch_save(fixture("inputs_tuple.pt"))));
-}
+TEST(ReadTorchSave, ReadsMixedTuple) { expect_mixed_values(tuple_items(read_torch_save(fixture("inputs_tuple.pt")))); }
 
-TEST(ReadTorchSave, ReadsMixedList) {
-  expect_mixed_values(list_items(read_torch_save(fixture("inputs_list.pt"))));
-}
+TEST(ReadTorchSave, ReadsMixedList) { expect_mixed_values(list_items(read_torch_save(fixture("inputs_list.pt")))); }
 
 TEST(ReadTorchSave, ReadsSingleElementList) {
   const auto items = list_items(read_torch_save(fixture("inputs_single_list.pt")));
@@ -235,9 +253,9 @@ TEST(ReadTorchSave, ReadsNestedContainers) {
 
 TEST(ReadTorchSave, RejectsLegacyFormatWithAdvice) {
   const std::string path = fixture("inputs_legacy.pt");
-  EXPECT_EQ(user_error_for(path),
-            path + ": not a torch.save zip archive (legacy or foreign format); re-save it with a "
-                   "current torch.save");
+  EXPECT_EQ(user_error_for(path), path +
+                                      ": not a torch.save zip archive (legacy or foreign format); re-save it with a "
+                                      "current torch.save");
 }
 
 TEST(ReadTorchSave, RejectsFileThatIsNotAZip) {

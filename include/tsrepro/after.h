@@ -70,8 +70,8 @@ class CompiledModule {
 // The module's method, inlined, its parameters and buffers passed as inputs (training-mode
 // semantics kept), ready to run under `backend` ("nnc", "jit", "ofi", "inject:<fault>@<op>").
 // Throws tsrepro::UserError for an unknown backend or option, or a bad TSREPRO_* value.
-CompiledModule compile(const torch::jit::Module& module, const std::string& backend,
-                       const BackendOptions& options = {}, const std::string& method = "forward");
+CompiledModule compile(const torch::jit::Module& module, const std::string& backend, const BackendOptions& options = {},
+                       const std::string& method = "forward");
 
 // Reads the inputs Python saved with torch.save([x, y]) or torch.save((x,)) (every form,
 // one-element lists included, which libtorch's own pickle_load refuses). Throws UserError.

@@ -51,8 +51,8 @@ class Backend {
 };
 
 struct BackendInfo {
-  std::string name;         // "nnc", or "inject" for the inject:<fault>@<op> family
-  std::string spelling;     // as help and errors show it: "nnc", "inject:<fault>@<op>"
+  std::string name;      // "nnc", or "inject" for the inject:<fault>@<op> family
+  std::string spelling;  // as help and errors show it: "nnc", "inject:<fault>@<op>"
   std::string description;
   std::vector<std::string> option_keys;  // what --backend-opt accepts
   std::function<std::unique_ptr<Backend>(const std::string& spec, const BackendOptions&)> make;

@@ -23,18 +23,18 @@ inline constexpr int kCaseFormatVersion = 1;
 
 // What a graph input is, enough to make a fake value of the same shape and range.
 struct InputSpec {
-  std::string name;           // the graph input's debug name
-  std::string kind;           // "tensor", "int", "float", "bool", "none", "other"
-  std::string dtype;          // tensors: "float32", "int64", ...
+  std::string name;   // the graph input's debug name
+  std::string kind;   // "tensor", "int", "float", "bool", "none", "other"
+  std::string dtype;  // tensors: "float32", "int64", ...
   std::vector<int64_t> sizes;
   std::vector<int64_t> strides;
   int64_t storage_offset = 0;
   std::string device = "cpu";
   bool requires_grad = false;
   std::optional<double> min, max;  // value range seen (tensors with elements)
-  nlohmann::json value;       // scalars: the value itself (kept even for fake-input cases)
-  bool lifted = false;        // a parameter/buffer/attribute/tensor constant made an input
-  std::string lifted_from;    // e.g. "self.conv.weight" or "constant"
+  nlohmann::json value;            // scalars: the value itself (kept even for fake-input cases)
+  bool lifted = false;             // a parameter/buffer/attribute/tensor constant made an input
+  std::string lifted_from;         // e.g. "self.conv.weight" or "constant"
 };
 
 // The failure a case is known to show, once `run` or `minify` has seen it.
@@ -42,13 +42,13 @@ struct ExpectedFailure {
   std::string ref = "eager";
   std::string backend;
   nlohmann::json options = nlohmann::json::object();
-  std::string kind;       // verdict status: exception, accuracy, crash, timeout
+  std::string kind;  // verdict status: exception, accuracy, crash, timeout
   std::string signature;
 };
 
 struct Case {
   std::shared_ptr<torch::jit::Graph> graph;
-  std::vector<InputSpec> inputs;               // one per graph input, same order
+  std::vector<InputSpec> inputs;                   // one per graph input, same order
   std::optional<std::vector<c10::IValue>> values;  // real input values; nullopt = fake only
   std::optional<ExpectedFailure> expected;
   nlohmann::json comparison = nlohmann::json::object();  // settings used when it was seen failing

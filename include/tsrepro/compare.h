@@ -18,20 +18,20 @@ struct CompareOptions {
   // NaN equals NaN, as PyTorch's minifier compares (same_two_models calls same(equal_nan=True)):
   // a model whose output holds NaN is not by itself a failure.
   bool equal_nan = true;
-  bool use_fp64 = true;         // excuse an allclose failure by the fp64 RMSE rule (--no-fp64: off)
-  bool exact_dtype = true;      // a dtype mismatch is a failure
-  bool ignore_non_fp = false;   // skip ints, bools, strings, non-floating tensors
+  bool use_fp64 = true;        // excuse an allclose failure by the fp64 RMSE rule (--no-fp64: off)
+  bool exact_dtype = true;     // a dtype mismatch is a failure
+  bool ignore_non_fp = false;  // skip ints, bools, strings, non-floating tensors
 };
 
 // One leaf of the (possibly nested) outputs: a tensor or a scalar.
 struct OutputDiff {
-  std::string path;    // index path into the outputs: "0", "1.2" for output 1, element 2
-  std::string dtype;   // "float32", "int64", "bool", ...; for non-tensors the kind: "int", "float", "str"
+  std::string path;   // index path into the outputs: "0", "1.2" for output 1, element 2
+  std::string dtype;  // "float32", "int64", "bool", ...; for non-tensors the kind: "int", "float", "str"
   bool ok = true;
-  double max_abs = 0;  // max |res - ref| over elements where both are finite (inf on shape/type mismatch)
-  double max_rel = 0;  // max |res - ref| / |ref| over those elements where ref != 0
+  double max_abs = 0;                // max |res - ref| over elements where both are finite (inf on shape/type mismatch)
+  double max_rel = 0;                // max |res - ref| / |ref| over those elements where ref != 0
   int64_t nonfinite_mismatches = 0;  // elements where either is inf/NaN and they differ
-  std::string reason;  // why it failed, for people; empty when ok
+  std::string reason;                // why it failed, for people; empty when ok
 };
 
 struct CompareResult {

@@ -27,8 +27,8 @@ struct MinifyOptions {
   RunSpec run;  // how a candidate is judged
 
   Interest interest = Interest::SameFailure;
-  std::string check_str;      // Interest::CheckStr
-  std::string test_command;   // Interest::TestCommand
+  std::string check_str;                         // Interest::CheckStr
+  std::string test_command;                      // Interest::TestCommand
   std::optional<ExpectedFailure> known_failure;  // skip the sanity run and match this instead
 
   int jobs = 1;                     // candidates judged at once (worker processes)
@@ -43,7 +43,7 @@ struct MinifyOptions {
 };
 
 struct MinifyStats {
-  size_t queries = 0;     // candidates actually run (cache hits excluded)
+  size_t queries = 0;  // candidates actually run (cache hits excluded)
   size_t cache_hits = 0;
   double seconds = 0;
   double query_ms_median = 0;  // wall time of one candidate on a worker (write inputs, evaluate)
@@ -53,7 +53,7 @@ struct AcceptedStep {
   std::string pass;
   size_t nodes_before = 0;
   size_t nodes_after = 0;
-  MinifyStats stats;       // totals at the moment of acceptance
+  MinifyStats stats;  // totals at the moment of acceptance
 };
 
 class MinifyObserver {
@@ -67,7 +67,7 @@ class MinifyObserver {
 };
 
 struct MinifyResult {
-  Case minimized;              // with values and expected failure filled in
+  Case minimized;  // with values and expected failure filled in
   Verdict original_verdict;
   size_t original_nodes = 0;
   size_t final_nodes = 0;
@@ -133,7 +133,8 @@ std::unique_ptr<InterestTest> make_worker_interest(const MinifyOptions& options)
 // Shrinks `original`, asking `interest` about every candidate. The case must carry real values
 // or be fake (options.run.fake_inputs or no values): the minifier materializes inputs once and
 // works with concrete values from then on. Throws UserError for invalid options.
-MinifyResult minify(const Case& original, const MinifyOptions& options, InterestTest& interest, MinifyObserver& observer);
+MinifyResult minify(const Case& original, const MinifyOptions& options, InterestTest& interest,
+                    MinifyObserver& observer);
 // The same with make_worker_interest(options).
 MinifyResult minify(const Case& original, const MinifyOptions& options, MinifyObserver& observer);
 

@@ -20,15 +20,15 @@ namespace tsrepro {
 inline constexpr uint64_t kDefaultFakeSeed = 0;
 
 struct RunSpec {
-  std::string ref = "eager";          // the reference backend
-  std::string backend;                // eager, jit, nnc, ofi, inject:<fault>@<op>[+<op>...]
-  BackendOptions backend_options;     // e.g. {"inline": "0"}: --backend-opt key=value
-  std::string device = "cpu";         // cpu or cuda
+  std::string ref = "eager";       // the reference backend
+  std::string backend;             // eager, jit, nnc, ofi, inject:<fault>@<op>[+<op>...]
+  BackendOptions backend_options;  // e.g. {"inline": "0"}: --backend-opt key=value
+  std::string device = "cpu";      // cpu or cuda
   CompareOptions compare;
-  bool backward = false;              // also compare input gradients of a scalar loss
-  bool fake_inputs = false;           // seeded fake inputs from the specs instead of the case's values
+  bool backward = false;     // also compare input gradients of a scalar loss
+  bool fake_inputs = false;  // seeded fake inputs from the specs instead of the case's values
   uint64_t seed = kDefaultFakeSeed;
-  double timeout_seconds = 300;       // a run longer than this counts as a hang
+  double timeout_seconds = 300;  // a run longer than this counts as a hang
 
   // The one check of a spec, before any work: a known backend and reference, options the backend
   // takes, a device this libtorch has, a positive timeout. Throws UserError naming the flag.

@@ -32,8 +32,7 @@ Verdict verdict_from_json(const nlohmann::json& j);
 
 // "RuntimeError: shape [N, N] at /x/y.cpp:N" from an exception type and raw message: numbers,
 // hex addresses and paths masked so that the same bug has the same signature across candidates.
-std::string exception_signature(const std::string& phase, const std::string& type,
-                                const std::string& message);
+std::string exception_signature(const std::string& phase, const std::string& type, const std::string& message);
 std::string crash_signature(int signal_number);
 std::string accuracy_signature(const std::string& dtype);
 

@@ -60,7 +60,8 @@ std::vector<size_t> scalar_inputs(const Case& state) {
 
 bool consolidate_inputs_pass(PassContext& ctx) {
   bool changed = false;
-  for (std::vector<size_t> scalars = scalar_inputs(ctx.state()); !scalars.empty(); scalars = scalar_inputs(ctx.state())) {
+  for (std::vector<size_t> scalars = scalar_inputs(ctx.state()); !scalars.empty();
+       scalars = scalar_inputs(ctx.state())) {
     const auto fold = [&](const std::vector<size_t>& subset) { return with_inputs_as_constants(ctx.state(), subset); };
     if (!ctx.try_all_halves_singles(scalars, fold)) break;
     changed = true;

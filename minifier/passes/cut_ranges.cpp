@@ -58,9 +58,8 @@ bool cut_ranges_pass(PassContext& ctx) {
     size_t lo = p + 1, hi = p > 0 ? n + 1 : n;  // from 0, cutting everything is never tried
     // Probes are made a window at a time: each is a copy of the whole graph.
     const std::vector<size_t> ends = probe_ends(p, n);
-    auto found = ctx.first_interesting_lazily(ends.size(), [&](size_t i) {
-      return ends[i] > lo ? cut_to(ends[i]) : std::nullopt;
-    });
+    auto found = ctx.first_interesting_lazily(ends.size(),
+                                              [&](size_t i) { return ends[i] > lo ? cut_to(ends[i]) : std::nullopt; });
     const size_t failed_above = found ? found->first : ends.size();  // probes before it were not interesting
     if (failed_above > 0) hi = ends[failed_above - 1];
     if (found) {

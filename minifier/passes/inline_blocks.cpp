@@ -29,7 +29,8 @@ void hoist_nodes(Block* block, Node* anchor) {
 void inline_branch(Node* conditional, size_t branch) {
   Block* block = conditional->blocks().at(branch);
   hoist_nodes(block, conditional);
-  for (size_t i = 0; i < conditional->outputs().size(); ++i) conditional->outputs()[i]->replaceAllUsesWith(block->outputs()[i]);
+  for (size_t i = 0; i < conditional->outputs().size(); ++i)
+    conditional->outputs()[i]->replaceAllUsesWith(block->outputs()[i]);
   conditional->destroy();
 }
 
@@ -69,8 +70,10 @@ std::vector<Node*> nodes_with_blocks(torch::jit::Graph& graph) {
 std::optional<Case> flattened(const Case& state, size_t index, size_t way) {
   Case candidate = copy_case(state);
   Node* node = nodes_with_blocks(*candidate.graph).at(index);
-  if (node->kind() == c10::prim::If) inline_branch(node, way);
-  else inline_first_iteration(*candidate.graph, node);
+  if (node->kind() == c10::prim::If)
+    inline_branch(node, way);
+  else
+    inline_first_iteration(*candidate.graph, node);
   if (!normalize(candidate)) return std::nullopt;
   return candidate;
 }

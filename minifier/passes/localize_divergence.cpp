@@ -25,7 +25,8 @@ Case instrumented(const Case& state, std::vector<size_t>& out_owner) {
 }
 
 // The earliest node whose exposed value fails the comparison, if any.
-std::optional<size_t> first_divergent_node(const Verdict& v, size_t original_outputs, const std::vector<size_t>& out_owner) {
+std::optional<size_t> first_divergent_node(const Verdict& v, size_t original_outputs,
+                                           const std::vector<size_t>& out_owner) {
   std::optional<size_t> first;
   for (const OutputDiff& d : v.outputs) {
     if (d.ok) continue;

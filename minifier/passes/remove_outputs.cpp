@@ -12,7 +12,8 @@ bool remove_outputs_pass(PassContext& ctx) {
   while (ctx.state().graph->outputs().size() >= 2) {
     std::vector<size_t> outputs(ctx.state().graph->outputs().size());
     std::iota(outputs.begin(), outputs.end(), 0);
-    if (!ctx.try_all_halves_singles(outputs, [&](const std::vector<size_t>& drop) { return without_outputs(ctx.state(), drop); }))
+    if (!ctx.try_all_halves_singles(
+            outputs, [&](const std::vector<size_t>& drop) { return without_outputs(ctx.state(), drop); }))
       break;
     changed = true;
   }

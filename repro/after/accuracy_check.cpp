@@ -7,8 +7,9 @@
 
 namespace tsrepro {
 
-std::optional<Verdict> accuracy_failure(const std::shared_ptr<torch::jit::Graph>& graph, const std::vector<c10::IValue>& inputs,
-                                        const std::vector<c10::IValue>& got, const CompareOptions& options) {
+std::optional<Verdict> accuracy_failure(const std::shared_ptr<torch::jit::Graph>& graph,
+                                        const std::vector<c10::IValue>& inputs, const std::vector<c10::IValue>& got,
+                                        const CompareOptions& options) {
   const std::vector<c10::IValue> expected = interpret_graph(graph->copy())->run(clone_values(inputs));
   std::optional<std::vector<c10::IValue>> fp64;
   try {

@@ -19,7 +19,8 @@ namespace tsrepro {
 
 // nullopt when `got` passes against `graph` interpreted on `inputs`; else an accuracy verdict
 // whose signature is the one the runner would give.
-std::optional<Verdict> accuracy_failure(const std::shared_ptr<torch::jit::Graph>& graph, const std::vector<c10::IValue>& inputs,
-                                        const std::vector<c10::IValue>& got, const CompareOptions& options = {});
+std::optional<Verdict> accuracy_failure(const std::shared_ptr<torch::jit::Graph>& graph,
+                                        const std::vector<c10::IValue>& inputs, const std::vector<c10::IValue>& got,
+                                        const CompareOptions& options = {});
 
 }  // namespace tsrepro

@@ -28,7 +28,7 @@ struct CompiledModule::State {
   ModuleGraph module;
   std::vector<bool> lifted;  // per graph input: user inputs first, then lifted ones
   std::unique_ptr<PreparedGraph> prepared;
-  int id = 0;                // this process's n-th compiled module: names its subjects
+  int id = 0;  // this process's n-th compiled module: names its subjects
   bool pre_run_dump_announced = false;
   bool groups_checked = false;
   size_t failures = 0;
@@ -64,9 +64,11 @@ void report_failure(CompiledModule::State& s, const Subject& subject, const Verd
   try {
     const std::string dir = write_subject(run_directory(s.settings.dir), subject, failure, s.settings.level);
     spdlog::logger& log = after_log();
-    log.warn("{} failed under {}: {} {}", subject.name, subject.run.backend, status_name(failure.status), failure.signature);
+    log.warn("{} failed under {}: {} {}", subject.name, subject.run.backend, status_name(failure.status),
+             failure.signature);
     log.warn("wrote {} (case, repro.py, repro.cpp)", dir);
-    log.warn("reproduce: tsrepro run {} --backend {}    or    /usr/bin/python3 {}/repro.py", dir, subject.run.backend, dir);
+    log.warn("reproduce: tsrepro run {} --backend {}    or    /usr/bin/python3 {}/repro.py", dir, subject.run.backend,
+             dir);
     if (s.settings.level == 2) log.warn("minify:    sh {}/minify.sh", dir);
     if (s.settings.level == 1) log.warn("minify:    {}", minify_command(dir, subject, failure));
     if (s.settings.level >= 3) run_minifier(dir, subject, failure);
@@ -94,13 +96,13 @@ Subject subject_for(const CompiledModule::State& s, const std::string& name, std
   return subject;
 }
 
-
 // TSREPRO_AFTER=fusion: every group the backend formed, checked once, on the first call's values.
 void check_fusion_groups(CompiledModule::State& s, const std::vector<c10::IValue>& values) {
   s.groups_checked = true;
   const std::shared_ptr<torch::jit::Graph> optimized = s.prepared->optimized_graph();
   if (!optimized) {
-    after_log().warn("TSREPRO_AFTER=fusion: backend {} has no optimized graph to look into; nothing checked", s.backend_spec);
+    after_log().warn("TSREPRO_AFTER=fusion: backend {} has no optimized graph to look into; nothing checked",
+                     s.backend_spec);
     return;
   }
   std::vector<FusionGroup> groups;
@@ -126,7 +128,8 @@ void check_fusion_groups(CompiledModule::State& s, const std::vector<c10::IValue
     if (failure) {
       report_failure(s, subject, *failure);
     } else {
-      after_log().info("{} ({} nodes) agrees with the interpreter", subject.name, count_compute_nodes(*groups[g].subgraph));
+      after_log().info("{} ({} nodes) agrees with the interpreter", subject.name,
+                       count_compute_nodes(*groups[g].subgraph));
       sweep_pre_run_dump(s, subject.name);
     }
   }

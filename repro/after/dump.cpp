@@ -86,7 +86,8 @@ std::string run_directory(const std::string& root) {
   const std::time_t now = std::time(nullptr);
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-  const std::string base = (fs::absolute(root) / ("run_" + std::string(stamp) + "-pid_" + std::to_string(::getpid()))).string();
+  const std::string base =
+      (fs::absolute(root) / ("run_" + std::string(stamp) + "-pid_" + std::to_string(::getpid()))).string();
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) throw UserError("TSREPRO_DIR=" + root + ": cannot create it (" + ec.message() + ")");

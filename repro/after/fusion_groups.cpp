@@ -40,7 +40,9 @@ JitSwitches kernel_switches() {
   return s;
 }
 
-std::string recorded_name(size_t group, size_t input) { return "group" + std::to_string(group) + "_in" + std::to_string(input); }
+std::string recorded_name(size_t group, size_t input) {
+  return "group" + std::to_string(group) + "_in" + std::to_string(input);
+}
 
 }  // namespace
 
@@ -80,7 +82,8 @@ std::vector<FusionGroup> fusion_groups_with_inputs(const std::shared_ptr<Graph>&
   return groups;
 }
 
-std::optional<Verdict> check_fusion_group(const FusionGroup& group, bool compare_accuracy, const CompareOptions& options) {
+std::optional<Verdict> check_fusion_group(const FusionGroup& group, bool compare_accuracy,
+                                          const CompareOptions& options) {
   // The group node alone in a graph: running it runs the fuser's compiled kernel.
   auto kernel_graph = std::make_shared<Graph>();
   std::unordered_map<Value*, Value*> mapped;
@@ -89,7 +92,8 @@ std::optional<Verdict> check_fusion_group(const FusionGroup& group, bool compare
     v->setType(input->type());
     mapped[input] = v;
   }
-  Node* kernel = kernel_graph->insertNode(kernel_graph->createClone(group.node, [&](Value* v) { return mapped.at(v); }));
+  Node* kernel =
+      kernel_graph->insertNode(kernel_graph->createClone(group.node, [&](Value* v) { return mapped.at(v); }));
   for (Value* output : kernel->outputs()) kernel_graph->registerOutput(output);
 
   std::vector<c10::IValue> got;

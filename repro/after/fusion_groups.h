@@ -20,11 +20,11 @@ struct Node;
 namespace tsrepro {
 
 struct FusionGroup {
-  std::string kind;                          // "prim::TensorExprGroup", ...
+  std::string kind;                             // "prim::TensorExprGroup", ...
   std::shared_ptr<torch::jit::Graph> subgraph;  // what the code generator lowers
-  std::vector<c10::IValue> inputs;           // the values that flowed in when the program ran
-  torch::jit::Node* node = nullptr;          // the group node, in `owner`
-  std::shared_ptr<torch::jit::Graph> owner;  // a copy of the optimized graph, kept alive for `node`
+  std::vector<c10::IValue> inputs;              // the values that flowed in when the program ran
+  torch::jit::Node* node = nullptr;             // the group node, in `owner`
+  std::shared_ptr<torch::jit::Graph> owner;     // a copy of the optimized graph, kept alive for `node`
 };
 
 // Every fusion group of `optimized` (nested blocks included), each with the inputs it got when
@@ -37,6 +37,7 @@ std::vector<FusionGroup> fusion_groups_with_inputs(const std::shared_ptr<torch::
 // operator compiles and runs it) against its subgraph in the interpreter. nullopt when they
 // agree; otherwise the failure: an exception from the kernel, or (with compare_accuracy) an
 // accuracy verdict under same()-style tolerances.
-std::optional<Verdict> check_fusion_group(const FusionGroup& group, bool compare_accuracy, const CompareOptions& options);
+std::optional<Verdict> check_fusion_group(const FusionGroup& group, bool compare_accuracy,
+                                          const CompareOptions& options);
 
 }  // namespace tsrepro

@@ -73,14 +73,18 @@ class FaultyGraph : public PreparedGraph {
   std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) override {
     if (triggered_) {
       switch (fault_) {
-        case Fault::RuntimeError: TORCH_CHECK(false, "tsrepro injected runtime error at ", ops_);
-        case Fault::Abort: std::abort();
+        case Fault::RuntimeError:
+          TORCH_CHECK(false, "tsrepro injected runtime error at ", ops_);
+        case Fault::Abort:
+          std::abort();
         case Fault::Segfault:
           std::signal(SIGSEGV, SIG_DFL);
           std::raise(SIGSEGV);
           break;
-        case Fault::Hang: hang_forever();
-        default: break;
+        case Fault::Hang:
+          hang_forever();
+        default:
+          break;
       }
     }
     return inner_->run(std::move(inputs));

@@ -56,8 +56,8 @@ class FrozenGraph : public PreparedGraph {
 c10::IValue as_in_eval_mode(const Value* input, const c10::IValue& value) {
   const std::string& name = input->debugName();
   const std::string flag = "training";
-  const bool training_flag = value.isBool() && name.size() >= flag.size() &&
-                             name.compare(name.size() - flag.size(), flag.size(), flag) == 0;
+  const bool training_flag =
+      value.isBool() && name.size() >= flag.size() && name.compare(name.size() - flag.size(), flag.size(), flag) == 0;
   return training_flag ? c10::IValue(false) : value;
 }
 
@@ -81,8 +81,11 @@ torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c
   for (size_t i = input.lifted.size(); i-- > 0;) {
     if (!input.lifted[i]) continue;
     const std::string name = "lifted_" + std::to_string(i);
-    if (values.at(i).isTensor()) module.register_buffer(name, values.at(i).toTensor());
-    else module.register_attribute(name, graph->inputs()[i + 1]->type(), as_in_eval_mode(graph->inputs()[i + 1], values.at(i)));
+    if (values.at(i).isTensor())
+      module.register_buffer(name, values.at(i).toTensor());
+    else
+      module.register_attribute(name, graph->inputs()[i + 1]->type(),
+                                as_in_eval_mode(graph->inputs()[i + 1], values.at(i)));
     graph->inputs()[i + 1]->replaceAllUsesWith(graph->insertGetAttr(self, name));
     graph->eraseInput(i + 1);
   }

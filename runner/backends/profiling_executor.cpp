@@ -70,11 +70,11 @@ struct ScopedJitSwitches::Saved {
 };
 
 ScopedJitSwitches::ScopedJitSwitches(const JitSwitches& s)
-    : saved_(new Saved{torch::jit::canFuseOnCPU(), torch::jit::tensorExprFuserEnabled(), torch::jit::getFusionGroupInlining(),
-                       torch::jit::tensorExprDynamicShapeFusionEnabled(), torch::jit::texprReductionsEnabled(),
-                       torch::jit::tensorexpr::getTEMustUseLLVMOnCPU(), torch::jit::getExecutorMode().load(),
-                       torch::jit::getProfilingMode().load(), torch::jit::getGraphExecutorOptimize(),
-                       torch::jit::getFusionStrategy()}) {
+    : saved_(new Saved{torch::jit::canFuseOnCPU(), torch::jit::tensorExprFuserEnabled(),
+                       torch::jit::getFusionGroupInlining(), torch::jit::tensorExprDynamicShapeFusionEnabled(),
+                       torch::jit::texprReductionsEnabled(), torch::jit::tensorexpr::getTEMustUseLLVMOnCPU(),
+                       torch::jit::getExecutorMode().load(), torch::jit::getProfilingMode().load(),
+                       torch::jit::getGraphExecutorOptimize(), torch::jit::getFusionStrategy()}) {
   torch::jit::getExecutorMode() = true;
   torch::jit::getProfilingMode() = true;
   torch::jit::setGraphExecutorOptimize(true);

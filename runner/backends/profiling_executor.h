@@ -13,11 +13,11 @@ namespace tsrepro {
 // The process-wide JIT switches a backend needs. They are applied around every compile and run
 // and restored after, because one worker serves many backends in turn.
 struct JitSwitches {
-  bool fuse_on_cpu = false;         // overrideCanFuseOnCPU: NNC on the CPU
-  bool te_fuser = true;             // setTensorExprFuserEnabled
+  bool fuse_on_cpu = false;  // overrideCanFuseOnCPU: NNC on the CPU
+  bool te_fuser = true;      // setTensorExprFuserEnabled
   bool fusion_group_inlining = true;
   bool dynamic_shape_fusion = false;
-  bool reductions = false;          // setTexprReductionsEnabled
+  bool reductions = false;              // setTexprReductionsEnabled
   std::optional<std::string> strategy;  // "static" or "dynamic" (fusion strategy, depth 2)
 };
 

@@ -52,8 +52,9 @@ std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendOpti
   if (!info) throw UserError("--backend " + spec + ": unknown backend (known: " + known_backends_text() + ")");
   for (const auto& [key, value] : options) {
     if (std::find(info->option_keys.begin(), info->option_keys.end(), key) != info->option_keys.end()) continue;
-    throw UserError("--backend-opt " + key + ": backend '" + info->name + "' has no such option" +
-                    (info->option_keys.empty() ? " (it takes none)" : " (it takes: " + joined(info->option_keys) + ")"));
+    throw UserError(
+        "--backend-opt " + key + ": backend '" + info->name + "' has no such option" +
+        (info->option_keys.empty() ? " (it takes none)" : " (it takes: " + joined(info->option_keys) + ")"));
   }
   return info->make(spec, options);
 }

@@ -18,7 +18,8 @@ nlohmann::json example_manifest() {
 
 Case example_case(const std::string& name) {
   const bool ir = name == "small_graph";
-  return tsrepro::import_case({model_path(name + (ir ? ".ir" : ".pt")), "forward", model_path(name + ".inputs.pt"), ""});
+  return tsrepro::import_case(
+      {model_path(name + (ir ? ".ir" : ".pt")), "forward", model_path(name + ".inputs.pt"), ""});
 }
 
 Case bug_case(const std::string& name) {

@@ -15,7 +15,8 @@ namespace tsrepro_test {
 
 TempDir::TempDir() {
   std::string pattern = (fs::temp_directory_path() / "tsrepro-test-XXXXXX").string();
-  if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp failed: " + std::string(std::strerror(errno)));
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw std::runtime_error("mkdtemp failed: " + std::string(std::strerror(errno)));
   path_ = pattern;
 }
 

@@ -57,18 +57,19 @@ std::string make_capture_file(int* fd) {
 }  // namespace
 
 std::string Result::describe() const {
-    std::ostringstream s;
-    s << "command: tsrepro";
-    for (size_t i = 1; i < args.size(); ++i) s << " '" << args[i] << "'";
-    s << "\n";
-    if (exited)
-      s << "exit status: " << exit_code << "\n";
-    else
-      s << "killed by signal " << term_signal << (watchdog_fired ? " (test watchdog)" : "") << "\n";
-    s << "stdout (" << out.size() << " bytes):\n" << out.substr(0, 4000) << "\nstderr (" << err.size() << " bytes):\n"
-      << err.substr(0, 4000) << "\n";
-    return s.str();
-  }
+  std::ostringstream s;
+  s << "command: tsrepro";
+  for (size_t i = 1; i < args.size(); ++i) s << " '" << args[i] << "'";
+  s << "\n";
+  if (exited)
+    s << "exit status: " << exit_code << "\n";
+  else
+    s << "killed by signal " << term_signal << (watchdog_fired ? " (test watchdog)" : "") << "\n";
+  s << "stdout (" << out.size() << " bytes):\n"
+    << out.substr(0, 4000) << "\nstderr (" << err.size() << " bytes):\n"
+    << err.substr(0, 4000) << "\n";
+  return s.str();
+}
 
 Result run_cmd(const std::string& program, const Args& tail, const RunOptions& options) {
   Result r;

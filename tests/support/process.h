@@ -65,11 +65,11 @@ std::string shell_quoted(const std::string& text);
 // TSREPRO_TEST_REQUIRE_PYTHON_TORCH=1, which turns that skip into a failure.
 bool system_python_has_torch();
 bool python_torch_required();
-#define SKIP_WITHOUT_PYTHON_TORCH()                                                                        \
-  if (!::tsrepro_test::system_python_has_torch()) {                                                        \
-    if (::tsrepro_test::python_torch_required())                                                           \
+#define SKIP_WITHOUT_PYTHON_TORCH()                                                                              \
+  if (!::tsrepro_test::system_python_has_torch()) {                                                              \
+    if (::tsrepro_test::python_torch_required())                                                                 \
       FAIL() << ::tsrepro_test::kPython << " cannot import torch, and TSREPRO_TEST_REQUIRE_PYTHON_TORCH is set"; \
-    GTEST_SKIP() << ::tsrepro_test::kPython << " cannot import torch";                                     \
+    GTEST_SKIP() << ::tsrepro_test::kPython << " cannot import torch";                                           \
   }
 
 }  // namespace tsrepro_test
