@@ -133,13 +133,26 @@ Verdict PredicateInterest::check_original(const Case& original) {
   return Verdict{};
 }
 
-void MinifyOptions::validate() const {
-  run.validate();
-  for (const std::string& name : passes) {
+namespace {
+
+// The table's entries named by --passes (all when none is named), in the table's order.
+std::vector<const PassEntry*> selected_passes(const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
     const bool known =
         std::any_of(pass_table().begin(), pass_table().end(), [&](const PassEntry& e) { return e.name == name; });
     if (!known) throw UserError("--passes: unknown pass '" + name + "' (see tsrepro minify --list-passes)");
   }
+  std::vector<const PassEntry*> selected;
+  for (const PassEntry& entry : pass_table())
+    if (names.empty() || std::find(names.begin(), names.end(), entry.name) != names.end()) selected.push_back(&entry);
+  return selected;
+}
+
+}  // namespace
+
+void MinifyOptions::validate() const {
+  run.validate();
+  selected_passes(passes);
   if (interest == Interest::CheckStr) {
     try {
       std::regex check(check_str);
@@ -150,13 +163,6 @@ void MinifyOptions::validate() const {
 }
 
 namespace {
-
-std::vector<const PassEntry*> selected_passes(const std::vector<std::string>& names) {
-  std::vector<const PassEntry*> selected;
-  for (const PassEntry& entry : pass_table())
-    if (names.empty() || std::find(names.begin(), names.end(), entry.name) != names.end()) selected.push_back(&entry);
-  return selected;
-}
 
 // The minifier works on concrete values from the start (the case's, or seeded fake ones), and
 // on a normalized graph: dead code and inputs nothing reads never reach a pass.

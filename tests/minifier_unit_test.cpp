@@ -13,6 +13,7 @@
 #include "minifier/oracle.h"
 #include "minifier/pass.h"
 #include "tests/support/cases.h"
+#include "tsrepro/error.h"
 #include "tsrepro/minify.h"
 
 namespace tsrepro {
@@ -351,6 +352,23 @@ TEST_P(OneCulpritQueries, GrowLogarithmically) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Positions, OneCulpritQueries, ::testing::Values(0, 1, 100, 128, 254, 255));
+
+TEST(Engine, RunsOnlyThePassesNamedAndRefusesUnknownOnes) {
+  MinifyObserver quiet;
+  PredicateInterest interest(has_op("aten::relu"));
+  MinifyOptions options;
+  options.passes = {"truncate-suffix"};
+  const MinifyResult r = minify(case_from_ir(chain_ir(20, {{5, "relu"}}), {at::randn({4})}), options, interest, quiet);
+  ASSERT_FALSE(r.steps.empty());
+  for (const AcceptedStep& step : r.steps) EXPECT_TRUE(step.pass == "truncate-suffix" || step.pass == "one-minimal-check");
+  options.passes = {"truncate-suffix", "no-such-pass"};
+  try {
+    minify(case_from_ir(kChain, {at::randn({4})}), options, interest, quiet);
+    ADD_FAILURE() << "an unknown pass was accepted";
+  } catch (const UserError& e) {
+    EXPECT_NE(std::string(e.what()).find("no-such-pass"), std::string::npos) << e.what();
+  }
+}
 
 TEST(Engine, RepeatedCandidatesAreAnsweredFromTheCache) {
   std::atomic<size_t> calls{0};
