@@ -360,7 +360,8 @@ TEST(Engine, RunsOnlyThePassesNamedAndRefusesUnknownOnes) {
   options.passes = {"truncate-suffix"};
   const MinifyResult r = minify(case_from_ir(chain_ir(20, {{5, "relu"}}), {at::randn({4})}), options, interest, quiet);
   ASSERT_FALSE(r.steps.empty());
-  for (const AcceptedStep& step : r.steps) EXPECT_TRUE(step.pass == "truncate-suffix" || step.pass == "one-minimal-check");
+  for (const AcceptedStep& step : r.steps)
+    EXPECT_TRUE(step.pass == "truncate-suffix" || step.pass == "one-minimal-check");
   options.passes = {"truncate-suffix", "no-such-pass"};
   try {
     minify(case_from_ir(kChain, {at::randn({4})}), options, interest, quiet);
