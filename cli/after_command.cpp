@@ -1,4 +1,4 @@
-// `tsrepro after CASE --backend B`: the C++ side of the Python shim (scripts/tsrepro.py). The
+// `tsrepro after CASE --backend B`: the C++ side of the Python shim (python/tsrepro). The
 // shim saves the program's module and real inputs and imports them; this runs the imported graph
 // once through the same TSREPRO_AFTER workflow a C++ program gets from tsrepro::compile, so both
 // languages write the same cases, reproducers and minifier runs.

@@ -34,7 +34,6 @@ if os.environ.get("PYTHONHASHSEED") != "0":
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 from torch import Tensor
 
 HERE = os.path.dirname(os.path.abspath(__file__))

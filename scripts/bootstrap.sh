@@ -11,6 +11,7 @@ packages=(
   libgtest-dev
   python3-torch           # /usr/bin/python3 with torch: example models, repro.py checks
   python3-torchvision     # the real-model corpus (torchvision.models, random weights, nothing downloaded)
+  pyflakes3               # the Python lint the tests run (ctest -R lint)
 )
 
 missing=()

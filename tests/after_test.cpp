@@ -1,6 +1,6 @@
 // The TSREPRO_AFTER / TSREPRO_LEVEL workflow end to end: the example programs of
 // examples/after_cpp (built in-tree as after_demo) and examples/after_py (through the Python
-// shim scripts/tsrepro.py) run as subprocesses with the variables set, and what they leave in
+// shim, python/tsrepro) run as subprocesses with the variables set, and what they leave in
 // TSREPRO_DIR is checked: case directories, repro.py exit codes, minifier output.
 
 #include <future>
@@ -35,10 +35,13 @@ std::string only_run_dir(const std::string& dir) {
   return dir + "/" + *runs.begin();
 }
 
-Result run_python(const std::string& script, const Args& args, const RunOptions& options) {
+// The script with the build tree's package importable (build/python), as a user's PYTHONPATH
+// (or an install) makes it.
+Result run_python(const std::string& script, const Args& args, RunOptions options) {
   Args all = {script};
   all.insert(all.end(), args.begin(), args.end());
-  return run_cmd("/usr/bin/python3", all, options);
+  options.env.push_back("PYTHONPATH=" + kBinaryDir + "/python");
+  return run_cmd(kPython, all, options);
 }
 
 void expect_repro_py_reproduces(const std::string& dir) {

@@ -1,6 +1,6 @@
 """A Python program whose scripted model fails once compiled, under tsrepro's shim.
 
-    /usr/bin/python3 examples/after_py/after_demo.py BACKEND [CALLS]
+    PYTHONPATH=build/python /usr/bin/python3 examples/after_py/after_demo.py BACKEND [CALLS]
 
 Builds a small scripted model (a residual MLP with a rounding step, like the real NNC bug in
 examples/bugs/nnc_round_half_even), wraps it with tsrepro.wrap(model, backend=BACKEND) and calls
@@ -8,13 +8,11 @@ it. Run it with TSREPRO_AFTER=graph|fusion and TSREPRO_LEVEL=1..4 to get cases a
 TSREPRO_DIR (README: "When your compiled TorchScript model fails").
 """
 
-import os
 import sys
 
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
-import tsrepro  # noqa: E402
+import tsrepro  # installed by `cmake --install`; from a build tree: PYTHONPATH=build/python
 
 
 class Model(torch.nn.Module):

@@ -10,12 +10,10 @@ Usage: /usr/bin/python3 fx_peer.py CASE_NAME  ->  one JSON line {queries, second
 import contextlib
 import io
 import json
-import os
 import sys
 import time
 import warnings
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 warnings.filterwarnings("ignore")
 
 import torch  # noqa: E402

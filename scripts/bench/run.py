@@ -23,14 +23,11 @@ import json
 import math
 import os
 import platform
-import resource
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, HERE)
 
 import torch  # noqa: E402
 

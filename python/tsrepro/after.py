@@ -1,7 +1,6 @@
 """tsrepro's env-var workflow for Python programs: TorchScript's TORCHDYNAMO_REPRO_AFTER.
 
-    import sys; sys.path.insert(0, "/path/to/tsrepro/scripts")
-    import tsrepro
+    import tsrepro      # installed by `cmake --install`; from a build tree: PYTHONPATH=build/python
     fn = tsrepro.wrap(torch.jit.script(model), backend="nnc")
     out = fn(x)
 
@@ -15,7 +14,8 @@ variable set, that is all. With them it honours what the C++ side (tsrepro/after
                                  written before running, the minifier runs on failure;
                                  4: + compare against eager, minify accuracy failures
     TSREPRO_DIR                  where run_<timestamp>-pid_<pid>/ goes (./tsrepro_out)
-    TSREPRO_BIN                  the tsrepro executable (default: the build tree's, then PATH)
+    TSREPRO_BIN                  the tsrepro executable (default: the build's or the install's
+                                 that this package came with, then PATH)
 
 It saves the module (torch.jit.save) and the real inputs, imports them with `tsrepro import`,
 and lets `tsrepro after` run the imported graph through the C++ workflow, which writes the
@@ -32,13 +32,16 @@ import datetime
 import itertools
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import time
 
 import torch
 
-__all__ = ["wrap", "Settings", "TsreproError"]
+from . import _paths
+
+__all__ = ["wrap", "Settings", "TsreproError", "tsrepro_executable"]
 
 log = logging.getLogger("tsrepro")
 if not log.handlers:
@@ -48,7 +51,6 @@ if not log.handlers:
     log.setLevel({"debug": logging.DEBUG, "warn": logging.WARNING}.get(os.environ.get("TSREPRO_LOG", ""), logging.INFO))
     log.propagate = False
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
 _wrapped_count = itertools.count(1)
 
 
@@ -76,12 +78,13 @@ class Settings:
 
 
 def tsrepro_executable():
+    """$TSREPRO_BIN, else the tsrepro built or installed with this package, else PATH's."""
     if os.environ.get("TSREPRO_BIN"):
         return os.environ["TSREPRO_BIN"]
-    in_tree = os.path.join(os.path.dirname(_HERE), "build", "tsrepro")
-    if os.path.exists(in_tree):
-        return in_tree
-    return "tsrepro"
+    beside = os.path.join(_paths.BIN_DIR, "tsrepro")
+    if os.path.exists(beside):
+        return beside
+    return shutil.which("tsrepro") or "tsrepro"
 
 
 _run_dir = None
