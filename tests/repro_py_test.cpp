@@ -4,6 +4,8 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstring>
+#include <limits>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include <torch/script.h>
 
 #include "repro/python_literal.h"
+#include "repro/python_value_literal.h"
 #include "runner/evaluate.h"
 #include "runner/import.h"
 #include "runner/inputs.h"
@@ -106,6 +109,85 @@ TEST(PythonLiteral, NumbersAndJsonValuesReadBackExactly) {
 }
 
 // ---- The generated source (no Python needed) ---------------------------------------------------
+
+// Same dtype, sizes, strides and bytes.
+void expect_bit_identical(const c10::IValue& expected, const c10::IValue& got, const std::string& what) {
+  if (!expected.isTensor()) {
+    EXPECT_EQ(expected.tagKind(), got.tagKind()) << what;
+    if (expected.isDouble() && got.isDouble()) {
+      const double a = expected.toDouble(), b = got.toDouble();
+      EXPECT_EQ(std::memcmp(&a, &b, sizeof a), 0) << what << ": " << a << " vs " << b;
+    } else if (expected.isTuple() || expected.isList()) {
+      const auto a = expected.isTuple() ? expected.toTupleRef().elements().vec() : expected.toListRef().vec();
+      const auto b = got.isTuple() ? got.toTupleRef().elements().vec() : got.toListRef().vec();
+      ASSERT_EQ(a.size(), b.size()) << what;
+      for (size_t i = 0; i < a.size(); ++i) expect_bit_identical(a[i], b[i], what + "." + std::to_string(i));
+    } else {
+      EXPECT_EQ(c10::str(expected), c10::str(got)) << what;
+    }
+    return;
+  }
+  ASSERT_TRUE(got.isTensor()) << what;
+  const at::Tensor a = expected.toTensor(), b = got.toTensor();
+  ASSERT_EQ(a.scalar_type(), b.scalar_type()) << what;
+  ASSERT_EQ(a.sizes(), b.sizes()) << what;
+  EXPECT_EQ(a.strides(), b.strides()) << what;
+  const at::Tensor ac = a.contiguous(), bc = b.contiguous();
+  EXPECT_EQ(std::memcmp(ac.data_ptr(), bc.data_ptr(), ac.numel() * ac.element_size()), 0) << what << "\n"
+                                                                                          << a << "\n"
+                                                                                          << b;
+}
+
+TEST(PythonValueLiteral, EveryValueReadsBackBitForBit) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  const float nan_payload = [] {
+    const uint32_t bits = 0x7fa00001u;  // a signalling-free NaN with a payload: needs the bytes form
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    return f;
+  }();
+  const at::Tensor specials =
+      at::tensor({0.5f, -0.0f, std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                  std::nanf(""), -std::nanf(""), std::numeric_limits<float>::denorm_min(), 3.4028235e38f, 1.0f / 3.0f});
+  std::vector<c10::IValue> values = {
+      specials,
+      specials.to(at::kDouble) / 7,
+      at::tensor({1e-8, 65504.0, -0.0, 6e-5}).to(at::kHalf),
+      at::tensor({1e-30, -3.0, 1.0 / 3.0}).to(at::kBFloat16),
+      at::tensor({nan_payload, 1.0f}),
+      at::arange(-5, 7, at::kLong).reshape({3, 4}),
+      at::arange(-5, 7, at::kInt).reshape({3, 4}).t(),  // strided
+      at::tensor({-128, 0, 127}).to(at::kChar),
+      at::tensor({0, 255}).to(at::kByte),
+      at::tensor({-7, 9}).to(at::kShort),
+      at::tensor({1, 0, 1}).to(at::kBool),
+      at::randn({2, 3}, at::kComplexFloat),
+      at::empty({0, 3}),
+      at::tensor(2.5),
+      at::tensor(int64_t{-3}),
+      at::randn({2, 3, 4}).permute({2, 0, 1}),
+      int64_t{-9},
+      -0.0,
+      -std::nan(""),
+      true,
+      c10::IValue(),
+      c10::IValue(std::string("quote \" and \\ and \n")),
+      c10::ivalue::Tuple::create({at::tensor({1.5f}), int64_t{2}}),
+  };
+  testing::TempDir dir;
+  std::string script = "import math\nimport torch\nvalues = [\n";
+  for (const c10::IValue& v : values) script += "    " + python_value_literal(v) + ",\n";
+  script += "]\ntorch.save(values, " + python_string_literal(dir / "values.pt") + ")\n";
+  testing::write_text(dir / "values.py", script);
+  const ShellResult r = run_shell(kPython + " " + shell_quoted(dir / "values.py"));
+  ASSERT_EQ(r.exit_code, 0) << r.output << "\n" << script;
+  const std::vector<c10::IValue> back = read_input_values(dir / "values.pt");
+  ASSERT_EQ(back.size(), values.size());
+  for (size_t i = 0; i < values.size(); ++i) expect_bit_identical(values[i], back[i], "value " + std::to_string(i));
+  // Readable where decimals are exact: no bytes form for ordinary floats, ints and bools.
+  EXPECT_EQ(python_value_literal(values[0]).find("b64decode"), std::string::npos) << python_value_literal(values[0]);
+  EXPECT_NE(python_value_literal(values[4]).find("b64decode"), std::string::npos);
+}
 
 TEST(ReproPySource, HoldsOnlyTheBackendsItUses) {
   Case c = example_case("small_graph");
