@@ -7,9 +7,9 @@
 // command line) goes through repro/python_literal.h: no case can inject code into the script.
 //
 // The source is assembled from fixed Python sections (real files under repro/templates/repro_py/,
-// which the build embeds) and generated parts: the header comment, the settings, the IR text, the input specs and the backend table.
-// Only the backends the case needs are included, so the script stays short enough to paste
-// into a bug report.
+// which the build embeds) and generated parts: the header comment, the settings, the IR text, the input specs and the
+// backend table. Only the backends the case needs are included, so the script stays short enough to paste into a bug
+// report.
 
 #include <fstream>
 #include <set>
