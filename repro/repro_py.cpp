@@ -20,7 +20,7 @@
 #include <torch/version.h>
 
 #include "repro/python_literal.h"
-#include "repro/templates.h"  // generated from repro/templates/repro_py/*.py
+#include "repro/templates_repro_py.h"  // generated from repro/templates/repro_py/
 #include "runner/extension_libraries.h"
 #include "tsrepro/error.h"
 #include "tsrepro/writer.h"
