@@ -77,10 +77,7 @@ std::string save_repro(Case c, const Verdict& verdict, const RunSpec& run, const
   settings.expected_kind = status_name(verdict.status);
   settings.expected_signature = verdict.signature;
   settings.command_line = o.command_line;
-  write_case(c, o.case_dir, /*replace=*/true,
-             {{"repro.py", repro_py_source(c, settings)},
-              {"repro.cpp", repro_cpp_source(c, settings)},
-              {"CMakeLists.txt", repro_cmake_source()}});
+  write_case(c, o.case_dir, /*replace=*/true, reproducer_files(c, settings));
   return (fs::path(o.case_dir) / "repro.py").string();
 }
 

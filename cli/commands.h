@@ -60,4 +60,13 @@ struct AfterCliOptions {
 // environment asks (what the Python shim runs). Exit 1 when it reported a failure.
 int after_command(const AfterCliOptions& options);
 
+struct ReportOptions {
+  std::string dir;  // a case directory, or a minify output directory
+  bool archive = false;
+};
+
+// `tsrepro report`: writes DIR/ISSUE.md (and with archive DIR/tsrepro-report.tar.gz) and prints
+// the paths. Exit 0; a directory without a recorded failure is bad input (exit 2).
+int report_command(const ReportOptions& options);
+
 }  // namespace tsrepro::cli

@@ -164,6 +164,16 @@ int run_cli(int argc, char** argv) {
   minify_cmd->add_flag("--list-passes", list_passes, "list the reduction passes and exit");
   add_load_library_flag(*minify_cmd, libraries);
 
+  tsrepro::cli::ReportOptions report;
+  auto* report_cmd = app.add_subcommand(
+      "report", "write ISSUE.md for a recorded failure: title, environment, expected vs observed, the short repro.py");
+  report_cmd->add_option("dir", report.dir, "a case directory with a recorded failure, or a minify output directory")
+      ->required();
+  report_cmd->add_flag(
+      "--archive", report.archive,
+      "also write DIR/tsrepro-report.tar.gz: ISSUE.md, repro.py, repro.cpp, CMakeLists.txt and the case");
+  add_load_library_flag(*report_cmd, libraries);
+
   // A first word that is no option and no subcommand: name it (CLI11 would only say that a
   // subcommand is required).
   const auto is_subcommand = [&app](const std::string& word) {
@@ -205,13 +215,14 @@ int run_cli(int argc, char** argv) {
   }
   // Commands that run candidates in workers fork them from a zygote, started now: one thread,
   // nothing run on torch yet (see runner/zygote.h). Where it cannot start they exec tsrepro-runner.
-  if (*import_cmd || *run_cmd || (*minify_cmd && !list_passes)) tsrepro::zygote::start();
+  if (*import_cmd || *run_cmd || *report_cmd || (*minify_cmd && !list_passes)) tsrepro::zygote::start();
   set_up_logging(verbosity);
 
   try {
     if (*import_cmd) return tsrepro::cli::import_command(import_options, import_output);
     if (*run_cmd) return tsrepro::cli::run_command(run);
     if (*after_cmd) return tsrepro::cli::after_command(after);
+    if (*report_cmd) return tsrepro::cli::report_command(report);
     if (*minify_cmd) return list_passes ? tsrepro::cli::list_passes_command() : tsrepro::cli::minify_command(minify);
   } catch (const tsrepro::UserError& e) {
     std::cerr << "tsrepro: error: " << e.what() << "\n";

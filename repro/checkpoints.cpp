@@ -77,9 +77,7 @@ std::string CheckpointWriter::write(const Case& state, const std::string& dir) c
     ReproSettings settings = settings_;
     settings.expected_kind = state.expected->kind;
     settings.expected_signature = state.expected->signature;
-    files["repro.py"] = repro_py_source(state, settings);
-    files["repro.cpp"] = repro_cpp_source(state, settings);
-    files["CMakeLists.txt"] = repro_cmake_source();
+    files = reproducer_files(state, settings);
   }
   write_case(state, dir, /*replace=*/true, files);
   return dir;

@@ -294,4 +294,10 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& settings) {
 
 std::string repro_cmake_source() { return templates::repro_cpp_cmake_lists; }
 
+std::map<std::string, std::string> reproducer_files(const Case& c, const ReproSettings& settings) {
+  return {{"repro.py", repro_py_source(c, settings)},
+          {"repro.cpp", repro_cpp_source(c, settings)},
+          {"CMakeLists.txt", repro_cmake_source()}};
+}
+
 }  // namespace tsrepro

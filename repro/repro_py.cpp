@@ -1,17 +1,15 @@
-// repro.py: a standalone Python reproducer of a case, for stock PyTorch.
+// repro.py: a short, single-file Python reproducer of a case, for stock PyTorch (1.13 and 2.x).
 //
-// The script mirrors what tsrepro's runner does (runner/evaluate.cpp, runner/backends/,
-// runner/compare.cpp, runner/inputs.cpp): reference in the script's own process, tested backend
-// in a child process (a crash or hang becomes a verdict), same()-style comparison, the same
-// verdict statuses and signatures. Everything taken from the case (IR text, names, values, the
-// command line) goes through repro/python_literal.h: no case can inject code into the script.
-//
-// The source is assembled from fixed Python sections (real files under repro/templates/repro_py/,
-// which the build embeds) and generated parts: the header comment, the settings, the IR text, the input specs and the
-// backend table. Only the backends the case needs are included, so the script stays short enough to paste into a bug
-// report.
+// The script is repro/templates/repro_py/repro.py with its placeholders filled: the header, the
+// graph, the inputs (written into the file exactly when they are small, else read from inputs.pt
+// or drawn by a seeded generator), the reference and the tested backend as the few public calls
+// that set them up (one section file per backend family), and a same()-style comparison. What it
+// leaves out (verdict classes, signature matching, a child process) is `tsrepro run`'s job.
+// Everything taken from the case goes through repro/python_literal.h or python_value_literal.h:
+// no case can inject code into the script.
 
-#include <fstream>
+#include <cctype>
+#include <cmath>
 #include <set>
 #include <sstream>
 #include <string>
@@ -19,9 +17,15 @@
 
 #include <torch/version.h>
 
+#include "repro/describe.h"
 #include "repro/python_literal.h"
+#include "repro/python_value_literal.h"
+#include "repro/template_fill.h"
 #include "repro/templates_repro_py.h"  // generated from repro/templates/repro_py/
+#include "runner/backends/inject.h"
 #include "runner/extension_libraries.h"
+#include "runner/inputs.h"
+#include "tsrepro/compare.h"
 #include "tsrepro/error.h"
 #include "tsrepro/writer.h"
 
@@ -32,224 +36,186 @@
 namespace tsrepro {
 namespace {
 
-// ---- Fixed Python sections: the files of repro/templates/repro_py/ --------------------------------
+// Inputs up to this many bytes of tensor data are written into repro.py itself.
+constexpr size_t kInlineInputBytes = 4096;
 
-constexpr const char* kImports = templates::repro_py_imports;
-
-constexpr const char* kInputsAndGraph = templates::repro_py_inputs_and_graph;
-
-constexpr const char* kEagerBackend = templates::repro_py_eager_backend;
-
-constexpr const char* kProfilingExecutor = templates::repro_py_profiling_executor;
-
-constexpr const char* kJitBackend = templates::repro_py_jit_backend;
-
-constexpr const char* kNncBackend = templates::repro_py_nnc_backend;
-
-constexpr const char* kOfiBackend = templates::repro_py_ofi_backend;
-
-constexpr const char* kInjectBackend = templates::repro_py_inject_backend;
-
-constexpr const char* kRunning = templates::repro_py_running;
-
-constexpr const char* kComparison = templates::repro_py_comparison;
-
-constexpr const char* kVerdictAndMain = templates::repro_py_verdict_and_main;
-
-// ---- Generated parts ----------------------------------------------------------------------------
-
-std::string trimmed(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t");
-  if (first == std::string::npos) return "";
-  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
-}
-
-// What the header says the repro was made on: /proc/cpuinfo's model name (x86) or the
-// equivalent line of other architectures.
-std::string cpu_model_name() {
-  std::ifstream cpuinfo("/proc/cpuinfo");
-  for (std::string line; std::getline(cpuinfo, line);) {
-    const auto colon = line.find(':');
-    if (colon == std::string::npos) continue;
-    const std::string key = trimmed(line.substr(0, colon));
-    const std::string value = trimmed(line.substr(colon + 1));
-    if ((key == "model name" || key == "Hardware" || key == "cpu model") && !value.empty()) return value;
-  }
-  return "an unknown CPU";
-}
-
-// "nnc" for "nnc", "inject" for "inject:segfault@aten::relu".
 std::string backend_family(const std::string& spec) { return spec.substr(0, spec.find(':')); }
 
 void check_backend_has_python_version(const std::string& spec) {
   if (!find_backend(spec))
     throw UserError("repro.py: unknown backend '" + spec + "' (known: " + known_backends_text() + ")");
-  // The backends with a Python version below (a new backend needs one before it gets a repro.py).
+  // A backend needs a section file (repro/templates/repro_py/backend_<name>.py) to get a repro.py.
   static const std::set<std::string> kWithPythonVersion = {"eager", "jit", "nnc", "ofi", "inject"};
   if (!kWithPythonVersion.count(backend_family(spec)))
-    throw UserError("repro.py: backend '" + spec + "' has no Python version yet (repro/repro_py.cpp)");
+    throw UserError("repro.py: backend '" + spec + "' has no Python version yet (repro/templates/repro_py/)");
   if (backend_family(spec) == "inject" && spec.find('@') == std::string::npos)
     throw UserError("repro.py: backend '" + spec + "': write inject:<fault>@<op>");
 }
 
-std::string options_text(const BackendOptions& options) {
-  std::string text;
-  for (const auto& [key, value] : options) text += (text.empty() ? "" : ", ") + key + "=" + value;
-  return text.empty() ? "" : " (" + text + ")";
-}
-
-bool uses_fake_inputs(const Case& c, const ReproSettings& settings) {
-  return settings.run.fake_inputs || !c.values.has_value();  // a fake-only case has no inputs.pt
-}
-
-std::string header_comment(const Case& c, const ReproSettings& s) {
-  std::ostringstream out;
-  out << "#!/usr/bin/env python3\n"
-      << "# Reproducer made by tsrepro " << TSREPRO_VERSION << " with libtorch " << TORCH_VERSION << " on "
-      << python_comment_text(cpu_model_name()) << ".\n";
-  if (!s.command_line.empty()) out << "# Command: " << python_comment_text(s.command_line) << "\n";
-  out << "# Expected failure: "
-      << (s.expected_kind.empty() ? "none recorded (any failure counts)" : python_comment_text(s.expected_kind));
-  if (!s.expected_signature.empty()) out << ", signature " << python_comment_text(s.expected_signature);
-  out << "\n# Reference " << python_comment_text(s.run.ref) << " vs backend " << python_comment_text(s.run.backend)
-      << python_comment_text(options_text(s.run.backend_options)) << " on " << python_comment_text(s.run.device)
-      << (s.run.backward ? ", with backward" : "") << ".\n# Inputs: "
-      << (uses_fake_inputs(c, s) ? "fake, seed " + std::to_string(s.run.seed)
-                                 : std::string("inputs.pt beside this file"))
-      << ".\n"
-      << "#\n"
-      << "# Needs only PyTorch: `python3 repro.py` runs the graph below in the reference and in the\n"
-      << "# tested backend (in a child process, so that a crash or a hang is observed, not suffered),\n"
-      << "# compares the outputs like torch._dynamo.utils.same() and prints a verdict. Exit status:\n"
-      << "# 1 when the expected failure reproduces, 0 when it does not, 2 when it cannot run here.\n";
-  return out.str();
-}
-
 const char* python_bool(bool value) { return value ? "True" : "False"; }
 
-std::string settings_block(const Case& c, const ReproSettings& s) {
-  nlohmann::json options = nlohmann::json::object();
-  for (const auto& [key, value] : s.run.backend_options) options[key] = value;
-  const CompareOptions& cmp = s.run.compare;
-  std::ostringstream out;
-  out << "# ---- How tsrepro saw the failure " << std::string(65, '-') << "\n\n"
-      << "REFERENCE = " << python_string_literal(s.run.ref) << "\n"
-      << "BACKEND = " << python_string_literal(s.run.backend) << "\n"
-      << "BACKEND_OPTIONS = " << python_literal(options) << "\n"
-      << "DEVICE = " << python_string_literal(s.run.device) << "\n"
-      << "BACKWARD = " << python_bool(s.run.backward) << "\n"
-      << "# None: read inputs.pt beside this file; a number: make tsrepro's seeded fake inputs.\n"
-      << "FAKE_INPUTS_SEED = " << (uses_fake_inputs(c, s) ? std::to_string(s.run.seed) : "None") << "\n"
-      << "TIMEOUT_SECONDS = " << python_float_literal(s.run.timeout_seconds) << "  # a slower backend counts as hung\n"
-      << "COMPARE = dict(tol=" << python_float_literal(cmp.tol)
-      << ", cos_similarity=" << python_bool(cmp.cos_similarity) << ", equal_nan=" << python_bool(cmp.equal_nan)
-      << ", exact_dtype=" << python_bool(cmp.exact_dtype)
-      << ",\n               ignore_non_fp=" << python_bool(cmp.ignore_non_fp)
-      << ", use_fp64=" << python_bool(cmp.use_fp64) << ")\n"
-      << "EXPECTED_KIND = " << python_string_literal(s.expected_kind)
-      << "  # the verdict status that means \"reproduced\"\n"
-      << "EXPECTED_SIGNATURE = " << python_string_literal(s.expected_signature) << "\n"
-      << "EXTENSION_LIBRARIES = [";
-  for (const std::string& library : loaded_extension_libraries())
-    out << python_string_literal(library) << (library == loaded_extension_libraries().back() ? "" : ", ");
-  out << "]  # loaded with torch.ops.load_library before the graph is read\n";
-  return out.str();
+std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : separator) + part;
+  return text;
 }
 
 // The IR text as one literal per line, so that the script reads (and pastes) like the graph.
-std::string graph_ir_block(const std::string& ir) {
-  if (ir.empty()) return "GRAPH_IR = \"\"\n";
-  std::string out = "GRAPH_IR = (\n";
+std::string ir_literal_lines(const std::string& ir) {
+  std::vector<std::string> lines;
   for (size_t start = 0; start < ir.size();) {
     size_t end = ir.find('\n', start);
     end = end == std::string::npos ? ir.size() : end + 1;
-    out += "    " + python_string_literal(std::string_view(ir).substr(start, end - start)) + "\n";
+    lines.push_back(python_string_literal(std::string_view(ir).substr(start, end - start)));
     start = end;
   }
-  return out + ")\n";
+  return lines.empty() ? "\"\"" : joined(lines, "\n    ");
 }
 
-// One dict per graph input, in order: what tsrepro knows of it (case.json's "inputs"). Fields at
-// their defaults (device cpu, no grad, not lifted) are left out to keep the lines short.
-std::string input_spec_literal(const InputSpec& spec) {
-  std::vector<std::pair<std::string, nlohmann::json>> fields = {{"name", spec.name}, {"kind", spec.kind}};
-  if (spec.kind == "tensor") {
-    fields.insert(fields.end(), {{"dtype", spec.dtype}, {"sizes", spec.sizes}, {"strides", spec.strides}});
-    if (spec.device != "cpu") fields.emplace_back("device", spec.device);
-    fields.emplace_back("min", spec.min ? nlohmann::json(*spec.min) : nlohmann::json());
-    fields.emplace_back("max", spec.max ? nlohmann::json(*spec.max) : nlohmann::json());
-  } else {
-    fields.emplace_back("value", spec.value);
-  }
-  if (spec.requires_grad) fields.emplace_back("requires_grad", true);
-  if (spec.lifted) fields.emplace_back("lifted", true);
-  std::string dict;
-  for (const auto& [key, value] : fields)
-    dict += (dict.empty() ? "" : ", ") + python_string_literal(key) + ": " + python_literal(value);
-  return "{" + dict + "}";
+std::string python_list(const std::vector<int64_t>& values) {
+  std::vector<std::string> items;
+  for (int64_t v : values) items.push_back(std::to_string(v));
+  return "[" + joined(items, ", ") + "]";
 }
 
-std::string input_specs_block(const std::vector<InputSpec>& specs) {
-  std::string out = "INPUT_SPECS = [\n";
-  for (const InputSpec& spec : specs) {
-    out += "    " + input_spec_literal(spec) + ",";
-    if (spec.lifted && !spec.lifted_from.empty()) out += "  # " + python_comment_text(spec.lifted_from);
-    out += "\n";
-  }
-  return out + "]\n";
+size_t tensor_bytes(const c10::IValue& value) {
+  if (value.isTensor()) return value.toTensor().defined() ? value.toTensor().nbytes() : 0;
+  size_t total = 0;
+  if (value.isTuple())
+    for (const auto& item : value.toTupleRef().elements()) total += tensor_bytes(item);
+  if (value.isList())
+    for (const auto& item : value.toListRef()) total += tensor_bytes(item);
+  return total;
 }
 
-// The prepare_* function behind each backend spec the script uses.
-std::string backend_table(const ReproSettings& s) {
-  std::string table;
-  std::set<std::string> listed;
-  for (const std::string& spec : {s.run.ref, s.run.backend}) {
-    if (!listed.insert(spec).second) continue;
-    table += (table.empty() ? "" : ", ") + python_string_literal(spec) + ": prepare_" + backend_family(spec);
-  }
-  return "BACKENDS = {" + table + "}\n";
-}
+bool uses_fake_inputs(const Case& c, const ReproSettings& s) { return s.run.fake_inputs || !c.values.has_value(); }
 
-// ofi freezes a module: CaseModule is the case's graph as a scripted module holds it, its lifted
-// inputs as buffers. Its forward takes the graph's other inputs, with their TorchScript types.
-std::string case_module_block(const Case& c) {
-  std::string parameters, arguments;
+// One call of repro.py's fake() per tensor input; scalars are their values.
+std::string fake_inputs_expression(const Case& c) {
+  std::vector<std::string> items;
   for (size_t i = 0; i < c.inputs.size(); ++i) {
-    const std::string name = "in_" + std::to_string(i);
-    if (c.inputs[i].lifted) {
-      arguments += (arguments.empty() ? "" : ", ") + std::string("self.lifted_") + std::to_string(i);
+    const InputSpec& spec = c.inputs[i];
+    if (spec.kind != "tensor") {
+      items.push_back(python_value_literal(make_fake_value(spec, 0, i)));
       continue;
     }
-    parameters += ", " + name + ": " + c.graph->inputs()[i]->type()->annotation_str();
-    arguments += (arguments.empty() ? "" : ", ") + name;
+    const FakeTensorRecipe recipe = fake_tensor_recipe(spec);
+    const bool exact_kind =
+        recipe.dtype == at::kBool || !(c10::isFloatingType(recipe.dtype) || c10::isComplexType(recipe.dtype));
+    std::string low, high;
+    if (recipe.dtype == at::kBool) {
+      low = "0", high = "1";
+    } else if (exact_kind) {
+      low = std::to_string(static_cast<int64_t>(std::ceil(recipe.lo)));
+      high = std::to_string(static_cast<int64_t>(std::floor(recipe.hi)));
+    } else {
+      low = python_float_literal(recipe.lo), high = python_float_literal(recipe.hi);
+    }
+    items.push_back("fake(" + std::to_string(i) + ", torch." + dtype_name(recipe.dtype) + ", " +
+                    python_list(spec.sizes) + ", " + (recipe.keep_strides ? python_list(spec.strides) : "None") + ", " +
+                    low + ", " + high + ")");
   }
-  return "CASE_GRAPH = None  # the graph as a TorchScript function, made by prepare_ofi\n\n\n"
-         "class CaseModule(torch.nn.Module):\n"
-         "    \"\"\"The graph as a scripted module holds it: the lifted parameters and buffers are buffers.\"\"\"\n\n"
-         "    def __init__(self, lifted):\n"
-         "        super().__init__()\n"
-         "        for name, value in lifted.items():\n"
-         "            if isinstance(value, torch.Tensor):\n"
-         "                self.register_buffer(name, value)\n"
-         "            else:  # a scalar attribute (training, eps, ...): scripting infers its type\n"
-         "                setattr(self, name, value)\n\n"
-         "    def forward(self" +
-         parameters +
-         "):\n"
-         "        return CASE_GRAPH(" +
-         arguments + ")\n";
+  return "[\n    " + joined(items, ",\n    ") + ",\n]";
 }
 
-// Only the backend sections the case needs: the script stays short enough to paste.
-std::vector<const char*> backend_sections(const ReproSettings& s) {
-  std::set<std::string> families = {"eager", backend_family(s.run.ref), backend_family(s.run.backend)};
-  std::vector<const char*> sections = {kEagerBackend};
-  if (families.count("jit") || families.count("nnc") || families.count("ofi")) sections.push_back(kProfilingExecutor);
-  if (families.count("jit")) sections.push_back(kJitBackend);
-  if (families.count("nnc")) sections.push_back(kNncBackend);
-  if (families.count("ofi")) sections.push_back(kOfiBackend);
-  if (families.count("inject")) sections.push_back(kInjectBackend);
-  return sections;
+// The inputs written out exactly, or nullopt when they are too large (or of a kind a literal
+// cannot hold): then repro.py reads inputs.pt.
+std::optional<std::string> inline_inputs_expression(const Case& c) {
+  size_t bytes = 0;
+  for (const c10::IValue& value : *c.values) bytes += tensor_bytes(value);
+  if (bytes > kInlineInputBytes) return std::nullopt;
+  std::vector<std::string> items;
+  try {
+    for (const c10::IValue& value : *c.values) items.push_back(python_value_literal(value));
+  } catch (const UserError&) {
+    return std::nullopt;
+  }
+  return items.empty() ? "[]" : "[\n    " + joined(items, ",\n    ") + ",\n]";
+}
+
+// ---- Backend sections ---------------------------------------------------------------------------
+
+bool option_on(const BackendOptions& options, const std::string& key, bool fallback) {
+  const auto found = options.find(key);
+  if (found == options.end()) return fallback;
+  return found->second == "1" || found->second == "true" || found->second == "on";
+}
+
+std::string nnc_section(const std::string& role, const BackendOptions& options) {
+  TemplateFlags flags;
+  if (!option_on(options, "inline", true)) flags.insert("no_inlining");
+  if (option_on(options, "dynamic_shapes", false)) flags.insert("dynamic_shapes");
+  if (option_on(options, "reductions", false)) flags.insert("reductions");
+  std::string strategy;
+  if (const auto found = options.find("strategy"); found != options.end()) {
+    flags.insert("strategy");
+    strategy = found->second == "dynamic" ? "\"DYNAMIC\"" : "\"STATIC\"";
+  }
+  return fill_template(templates::repro_py_backend_nnc, {{"ROLE", role}, {"STRATEGY", strategy}}, flags);
+}
+
+// ofi freezes a module: CaseModule holds the lifted inputs as buffers (or attributes), and its
+// forward takes the graph's other inputs with their TorchScript types.
+std::string ofi_section(const Case& c, const std::string& role, const BackendOptions& options) {
+  std::vector<std::string> parameters, arguments, lifted, user_inputs;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const std::string index = std::to_string(i);
+    const torch::jit::Value* input = c.graph->inputs()[i];
+    if (!c.inputs[i].lifted) {
+      parameters.push_back("in_" + index + ": " + input->type()->annotation_str());
+      arguments.push_back("in_" + index);
+      user_inputs.push_back("inputs[" + index + "]");
+      continue;
+    }
+    arguments.push_back("self.lifted_" + index);
+    // m.eval() before freezing: the lifted `training` flags (self.bn1.training -> %bn1_training) are False.
+    const std::string& name = input->debugName();
+    const bool training_flag = input->type()->kind() == c10::TypeKind::BoolType && name.size() >= 8 &&
+                               name.compare(name.size() - 8, 8, "training") == 0;
+    lifted.push_back("\"lifted_" + index + "\": " + (training_flag ? "False" : "inputs[" + index + "]"));
+  }
+  TemplateFlags flags;
+  if (option_on(options, "mkldnn", true)) flags.insert("mkldnn");
+  return fill_template(templates::repro_py_backend_ofi,
+                       {{"ROLE", role},
+                        {"PARAMETERS", joined(parameters, ", ")},
+                        {"ARGUMENTS", joined(arguments, ", ")},
+                        {"LIFTED", "{" + joined(lifted, ", ") + "}"},
+                        {"NUMERICS", python_bool(option_on(options, "numerics", true))},
+                        {"USER_INPUTS", "[" + joined(user_inputs, ", ") + "]"}},
+                       flags);
+}
+
+std::string inject_section(const InjectPlan& plan, const std::string& spec, const std::string& role) {
+  TemplateFlags flags;
+  std::string message;
+  if (!plan.triggered || plan.fault == "accuracy") flags.insert("returns");
+  if (plan.triggered) {
+    if (plan.fault == "compile-error" || plan.fault == "runtime-error") {
+      flags.insert("raises");
+      message = std::string("tsrepro injected ") + (plan.fault == "compile-error" ? "compile" : "runtime") +
+                " error at " + plan.op_text;
+    }
+    if (plan.fault == "abort" || plan.fault == "segfault" || plan.fault == "hang") flags.insert(plan.fault);
+  }
+  const bool injected = plan.triggered && plan.fault == "accuracy";
+  return fill_template(templates::repro_py_backend_inject,
+                       {{"ROLE", role},
+                        {"SPEC", python_comment_text(spec)},
+                        {"OPS", python_comment_text(plan.op_text)},
+                        {"MESSAGE", python_string_literal(message)},
+                        {"INJECTED", injected ? "INJECTED" : "GRAPH"}},
+                       flags);
+}
+
+std::string backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
+                            const std::string& role, const std::optional<InjectPlan>& plan) {
+  const std::string family = backend_family(spec);
+  if (family == "eager") return fill_template(templates::repro_py_backend_eager, {{"ROLE", role}});
+  if (family == "jit") return fill_template(templates::repro_py_backend_jit, {{"ROLE", role}});
+  if (family == "nnc") return nnc_section(role, options);
+  if (family == "ofi") return ofi_section(c, role, options);
+  return inject_section(*plan, spec, role);
 }
 
 // Appends a top-level section with the two blank lines PEP 8 puts between them.
@@ -261,25 +227,130 @@ void append_section(std::string& source, const std::string& section) {
   source += section.substr(first, last - first + 1) + "\n";
 }
 
+// The annotations of CaseModule.forward: the user inputs' TorchScript types.
+std::vector<std::string> forward_annotations(const Case& c) {
+  std::vector<std::string> annotations;
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    if (!c.inputs[i].lifted) annotations.push_back(c.graph->inputs()[i]->type()->annotation_str());
+  return annotations;
+}
+
+bool mentions_word(const std::string& text, const std::string& word) {
+  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
+    const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1]));
+    const size_t end = at + word.size();
+    const bool ends = end == text.size() || !std::isalnum(static_cast<unsigned char>(text[end]));
+    if (starts && ends) return true;
+  }
+  return false;
+}
+
+// "List, Optional": the typing names the annotations use, for the one import they need.
+std::string annotation_typing_names(const Case& c) {
+  std::vector<std::string> names;
+  for (const char* name : {"Dict", "List", "Optional", "Tuple"})
+    for (const std::string& annotation : forward_annotations(c))
+      if (mentions_word(annotation, name)) {
+        names.push_back(name);
+        break;
+      }
+  return joined(names, ", ");
+}
+
+bool uses_tensor_annotation(const Case& c) {
+  for (const std::string& annotation : forward_annotations(c))
+    if (mentions_word(annotation, "Tensor")) return true;
+  return false;
+}
+
+std::string gradient_inputs(const Case& c) {
+  std::vector<std::string> indices;
+  for (size_t i = 0; i < c.inputs.size(); ++i) {
+    const InputSpec& spec = c.inputs[i];
+    if (spec.kind == "tensor" && (!spec.lifted || spec.requires_grad)) indices.push_back(std::to_string(i));
+  }
+  return "[" + joined(indices, ", ") + "]";
+}
+
 }  // namespace
 
-std::string repro_py_source(const Case& c, const ReproSettings& settings) {
-  check_backend_has_python_version(settings.run.ref);
-  check_backend_has_python_version(settings.run.backend);
-  std::string source = header_comment(c, settings);
-  source += kImports;  // directly under the header, one blank line apart
-  append_section(source, settings_block(c, settings));
-  append_section(source, "# ---- The case: graph.ir and the inputs of case.json " + std::string(46, '-') + "\n\n" +
-                             graph_ir_block(graph_to_ir(*c.graph)) + "\n" + input_specs_block(c.inputs));
-  append_section(source, kInputsAndGraph);
-  for (const char* section : backend_sections(settings)) append_section(source, section);
-  if (backend_family(settings.run.backend) == "ofi" || backend_family(settings.run.ref) == "ofi")
-    append_section(source, case_module_block(c));
-  append_section(source, backend_table(settings));
-  append_section(source, kRunning);
-  append_section(source, kComparison);
-  append_section(source, kVerdictAndMain);
-  return source;
+std::string repro_py_source(const Case& c, const ReproSettings& s) {
+  check_backend_has_python_version(s.run.ref);
+  check_backend_has_python_version(s.run.backend);
+  TemplateFlags flags;
+  TemplateValues values;
+
+  // Header.
+  values["TITLE"] = python_comment_text(issue_title(c, s));
+  values["VERSION"] = python_comment_text(TSREPRO_VERSION);
+  values["LIBTORCH"] = python_comment_text(TORCH_VERSION);
+  values["CPU"] = python_comment_text(cpu_model_name());
+  values["EXPECTED_TEXT"] = python_comment_text(expected_failure_text(s));
+  values["COMMAND"] = python_comment_text(s.command_line);
+  if (!s.command_line.empty()) flags.insert("command");
+
+  // The case.
+  std::vector<std::string> libraries;
+  for (const std::string& library : loaded_extension_libraries()) libraries.push_back(python_string_literal(library));
+  values["LIBRARIES"] = "[" + joined(libraries, ", ") + "]";
+  if (!libraries.empty()) flags.insert("libraries");
+  values["GRAPH_IR"] = ir_literal_lines(graph_to_ir(*c.graph));
+  std::optional<InjectPlan> plan;
+  if (backend_family(s.run.backend) == "inject") plan = plan_inject(s.run.backend, *c.graph);
+  if (plan && plan->triggered && plan->fault == "accuracy") {
+    flags.insert("injected");
+    values["INJECTED_IR"] = ir_literal_lines(graph_to_ir(*plan->graph));
+    values["FIRST_OP"] = python_comment_text(plan->op_text.substr(0, plan->op_text.find('+')));
+  }
+  std::string input_helper;
+  if (uses_fake_inputs(c, s)) {
+    values["INPUTS"] = fake_inputs_expression(c);
+    input_helper = fill_template(templates::repro_py_fake_inputs, {{"SEED", std::to_string(s.run.seed)}});
+  } else if (auto literal = inline_inputs_expression(c)) {
+    values["INPUTS"] = *literal;
+  } else {
+    values["INPUTS"] = "saved_inputs()";
+    input_helper = templates::repro_py_saved_inputs;
+    flags.insert("os");
+  }
+  // Defined right before INPUTS, which calls it, with PEP 8's blank lines around it.
+  values["INPUT_HELPER"] = input_helper.empty() ? "" : "\n\n" + input_helper + "\n";
+  if (c.graph->outputs().size() != 1) flags.insert(flags.count("injected") ? "packed_injected" : "packed");
+  if (flags.count("packed_injected")) flags.insert("packed");
+  values["EXPECTED"] = python_string_literal(s.expected_kind);
+  values["EXIT_ON_EXCEPTION"] = s.expected_kind == "exception" ? "1" : "0";
+  values["DEVICE"] = python_string_literal(s.run.device);
+  values["TIMEOUT_S"] = std::to_string(static_cast<int64_t>(std::ceil(s.run.timeout_seconds)));
+  if (s.run.device != "cpu") flags.insert("cuda");
+
+  // Sections: the reference, the backend, the comparison.
+  std::string sections;
+  if (backend_family(s.run.ref) == "ofi" || backend_family(s.run.backend) == "ofi") {
+    const std::string names = annotation_typing_names(c);
+    values["TYPING_NAMES"] = names;
+    if (!names.empty()) flags.insert("typing");
+    if (uses_tensor_annotation(c)) flags.insert("tensor_annotation");
+  }
+  append_section(sections, backend_section(c, s.run.ref, {}, "reference", std::nullopt));
+  append_section(sections, backend_section(c, s.run.backend, s.run.backend_options, "backend", plan));
+  // Only an accuracy failure needs the comparison: for the others the exit status does not depend on it.
+  if (s.expected_kind == "accuracy") {
+    flags.insert("accuracy");
+    flags.insert(s.run.compare.use_fp64 ? "fp64" : "no_fp64");
+    const CompareOptions& cmp = s.run.compare;
+    append_section(sections, fill_template(templates::repro_py_same, {{"TOL", python_float_literal(cmp.tol)},
+                                                                      {"EQUAL_NAN", python_bool(cmp.equal_nan)},
+                                                                      {"EXACT", python_bool(cmp.exact_dtype)}}));
+  }
+  if (s.run.backward)
+    append_section(sections, fill_template(templates::repro_py_backward, {{"GRADIENT_INPUTS", gradient_inputs(c)}}));
+  if (sections.find("os.") != std::string::npos) flags.insert("os");
+  values["SECTIONS"] = sections.substr(0, sections.find_last_not_of('\n') + 1);
+
+  // Imports the data needs.
+  if (values["INPUTS"].find("math.") != std::string::npos) flags.insert("math");
+  if (values["INPUTS"].find("base64.") != std::string::npos) flags.insert("base64");
+  return fill_template(templates::repro_py_repro, values, flags);
 }
 
 }  // namespace tsrepro

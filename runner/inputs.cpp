@@ -82,16 +82,26 @@ c10::ScalarType scalar_type_from_name(const std::string& raw, const std::string&
   return found->second;
 }
 
+FakeTensorRecipe fake_tensor_recipe(const InputSpec& spec) {
+  FakeTensorRecipe recipe;
+  recipe.dtype = scalar_type_from_name(spec.dtype, "input '" + spec.name + "'");
+  recipe.keep_strides = strides_are_dense(spec.sizes, spec.strides);
+  const bool floating = is_floating_dtype(recipe.dtype);
+  recipe.lo = spec.min.value_or(floating ? -1.0 : 0.0);
+  recipe.hi = spec.max.value_or(floating ? 1.0 : recipe.dtype == at::kBool ? 1.0 : 9.0);
+  if (recipe.hi < recipe.lo) std::swap(recipe.lo, recipe.hi);
+  return recipe;
+}
+
 c10::IValue make_fake_value(const InputSpec& spec, uint64_t seed, size_t index) {
   if (spec.kind != "tensor") return scalar_from_spec(spec);
-  const c10::ScalarType dtype = scalar_type_from_name(spec.dtype, "input '" + spec.name + "'");
+  const FakeTensorRecipe recipe = fake_tensor_recipe(spec);
+  const c10::ScalarType dtype = recipe.dtype;
+  const double lo = recipe.lo, hi = recipe.hi;
   auto generator = at::make_generator<at::CPUGeneratorImpl>(seed + index);
   const auto options = at::TensorOptions().dtype(dtype);
-  at::Tensor t = strides_are_dense(spec.sizes, spec.strides) ? at::empty_strided(spec.sizes, spec.strides, options)
-                                                             : at::empty(spec.sizes, options);
-  double lo = spec.min.value_or(is_floating_dtype(dtype) ? -1.0 : 0.0);
-  double hi = spec.max.value_or(is_floating_dtype(dtype) ? 1.0 : dtype == at::kBool ? 1.0 : 9.0);
-  if (hi < lo) std::swap(lo, hi);
+  at::Tensor t =
+      recipe.keep_strides ? at::empty_strided(spec.sizes, spec.strides, options) : at::empty(spec.sizes, options);
   if (dtype == at::kBool) {
     t.random_(0, 2, generator);
   } else if (is_floating_dtype(dtype)) {

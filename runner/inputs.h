@@ -21,6 +21,16 @@ c10::ScalarType scalar_type_from_name(const std::string& name, const std::string
 // seed + i (floats uniform in [min, max], integers uniform in [min, max], bools 0/1), with the
 // recorded dtype, sizes and (where dense) strides. Scalars keep their recorded value.
 // repro.py makes the same values with torch.Generator().manual_seed(seed + i).
+// How make_fake_value draws a tensor spec: its dtype, whether the recorded strides are kept
+// (only dense ones can be), and the range [lo, hi] (floats uniform; integers from ceil(lo) to
+// floor(hi); bools 0/1). repro.py's fake() takes exactly these.
+struct FakeTensorRecipe {
+  c10::ScalarType dtype = c10::ScalarType::Float;
+  bool keep_strides = false;
+  double lo = -1, hi = 1;
+};
+FakeTensorRecipe fake_tensor_recipe(const InputSpec& spec);
+
 c10::IValue make_fake_value(const InputSpec& spec, uint64_t seed, size_t index);
 std::vector<c10::IValue> make_fake_inputs(const std::vector<InputSpec>& specs, uint64_t seed);
 

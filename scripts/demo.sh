@@ -43,7 +43,10 @@ status=0
 /usr/bin/python3 "$out/min_bug/minified/repro.py" || status=$?
 echo "(exit status $status: 1 means the bug reproduces)"
 echo
-echo "The reproducers to attach to a bug report: $out/min_bug/minified/{repro.py,repro.cpp,CMakeLists.txt}"
+echo "== tsrepro report $out/min_bug --archive   (ISSUE.md: title, environment, expected vs observed, repro.py)"
+"$tsrepro" report "$out/min_bug" --archive
+sed -n 1,12p "$out/min_bug/ISSUE.md"
+echo "..."
 
 echo
 echo "== the same bug found from a program: TSREPRO_AFTER=fusion TSREPRO_LEVEL=4 build/after_demo $bug/model.pt ... nnc"

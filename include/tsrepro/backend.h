@@ -56,6 +56,8 @@ struct BackendInfo {
   std::string description;
   std::vector<std::string> option_keys;  // what --backend-opt accepts
   std::function<std::unique_ptr<Backend>(const std::string& spec, const BackendOptions&)> make;
+  std::string issue_label;  // "[JIT][NNC]": how a PyTorch issue title about it starts
+  std::string under;        // "the TensorExpr fuser": "... returns wrong values under <under>"
 };
 
 // The table of runner/backends/backends.def.

@@ -3,6 +3,7 @@
 // (libtorch) for a case. They return text; write_case puts it into the case directory
 // atomically together with the case itself.
 
+#include <map>
 #include <string>
 
 #include "tsrepro/case.h"
@@ -26,5 +27,9 @@ std::string repro_py_source(const Case& c, const ReproSettings& settings);
 // repro.cpp and the CMakeLists.txt that builds it with find_package(Torch).
 std::string repro_cpp_source(const Case& c, const ReproSettings& settings);
 std::string repro_cmake_source();
+
+// Every reproducer file of a case, by file name (repro.py, repro.cpp, CMakeLists.txt): what
+// write_case puts beside the case wherever a failure is recorded.
+std::map<std::string, std::string> reproducer_files(const Case& c, const ReproSettings& settings);
 
 }  // namespace tsrepro

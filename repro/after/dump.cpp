@@ -120,9 +120,7 @@ std::string write_subject(const std::string& run_dir, const Subject& subject, co
   std::map<std::string, std::string> extra;
   if (failure) {
     const ReproSettings settings = repro_settings(subject, *failure);
-    extra["repro.py"] = repro_py_source(c, settings);
-    extra["repro.cpp"] = repro_cpp_source(c, settings);
-    extra["CMakeLists.txt"] = repro_cmake_source();
+    extra = reproducer_files(c, settings);
   }
   if (level >= 2 || !failure) {
     std::string script = "#!/bin/sh\n# Minifies this case (written by tsrepro's TSREPRO_AFTER workflow).\nexec " +

@@ -12,7 +12,7 @@ namespace tsrepro {
 std::unique_ptr<PreparedGraph> interpret_graph(std::shared_ptr<torch::jit::Graph> graph);
 
 // The factories, declared from the table (runner/backends/backends.def).
-#define TSREPRO_BACKEND(factory, name, spelling, option_keys, description) \
+#define TSREPRO_BACKEND(factory, name, spelling, option_keys, description, issue_label, under) \
   std::unique_ptr<Backend> factory(const std::string& spec, const BackendOptions& options);
 #include "runner/backends/backends.def"
 #undef TSREPRO_BACKEND

@@ -12,6 +12,7 @@
 #include <torch/script.h>
 
 #include "runner/backends/builtin.h"
+#include "runner/backends/inject.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {
@@ -61,6 +62,35 @@ void perturb_outputs_of(torch::jit::Graph& graph, c10::Symbol op) {
   }
 }
 
+bool all_ops_present(torch::jit::Graph& graph, const std::vector<c10::Symbol>& ops) {
+  return std::all_of(ops.begin(), ops.end(), [&](c10::Symbol op) { return graph_has_kind(graph, op); });
+}
+
+struct ParsedSpec {
+  Fault fault;
+  std::string fault_name;
+  std::vector<c10::Symbol> ops;
+  std::string op_text;
+};
+
+ParsedSpec parse_spec(const std::string& spec) {
+  const auto colon = spec.find(':'), at = spec.find('@');
+  if (colon == std::string::npos || at == std::string::npos || at < colon)
+    throw UserError("--backend " + spec + ": write inject:<fault>@<op>, e.g. inject:segfault@aten::relu");
+  ParsedSpec parsed;
+  parsed.fault_name = spec.substr(colon + 1, at - colon - 1);
+  parsed.fault = fault_from_name(parsed.fault_name, spec);
+  parsed.op_text = spec.substr(at + 1);
+  std::stringstream list(parsed.op_text);
+  for (std::string op; std::getline(list, op, '+');) {
+    if (op.find("::") == std::string::npos)
+      throw UserError("--backend " + spec + ": op '" + op + "' needs a namespace, e.g. aten::" + op);
+    parsed.ops.push_back(c10::Symbol::fromQualString(op));
+  }
+  if (parsed.ops.empty()) throw UserError("--backend " + spec + ": no op after '@'");
+  return parsed;
+}
+
 [[noreturn]] void hang_forever() {
   for (;;) std::this_thread::sleep_for(std::chrono::seconds(1));
 }
@@ -107,8 +137,7 @@ class InjectBackend : public Backend {
 
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>&) override {
     auto graph = input.graph->copy();
-    const bool triggered =
-        std::all_of(ops_.begin(), ops_.end(), [&](c10::Symbol op) { return graph_has_kind(*graph, op); });
+    const bool triggered = all_ops_present(*graph, ops_);
     if (triggered && fault_ == Fault::CompileError) TORCH_CHECK(false, "tsrepro injected compile error at ", op_text_);
     if (triggered && fault_ == Fault::Accuracy) perturb_outputs_of(*graph, ops_.front());
     return std::make_unique<FaultyGraph>(interpret_graph(graph), fault_, triggered, op_text_);
@@ -124,20 +153,19 @@ class InjectBackend : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_inject_backend(const std::string& spec, const BackendOptions&) {
-  const auto colon = spec.find(':'), at = spec.find('@');
-  if (colon == std::string::npos || at == std::string::npos || at < colon)
-    throw UserError("--backend " + spec + ": write inject:<fault>@<op>, e.g. inject:segfault@aten::relu");
-  const Fault fault = fault_from_name(spec.substr(colon + 1, at - colon - 1), spec);
-  const std::string op_text = spec.substr(at + 1);
-  std::vector<c10::Symbol> ops;
-  std::stringstream list(op_text);
-  for (std::string op; std::getline(list, op, '+');) {
-    if (op.find("::") == std::string::npos)
-      throw UserError("--backend " + spec + ": op '" + op + "' needs a namespace, e.g. aten::" + op);
-    ops.push_back(c10::Symbol::fromQualString(op));
-  }
-  if (ops.empty()) throw UserError("--backend " + spec + ": no op after '@'");
-  return std::make_unique<InjectBackend>(spec, fault, std::move(ops), op_text);
+  ParsedSpec parsed = parse_spec(spec);
+  return std::make_unique<InjectBackend>(spec, parsed.fault, std::move(parsed.ops), parsed.op_text);
+}
+
+InjectPlan plan_inject(const std::string& spec, torch::jit::Graph& graph) {
+  const ParsedSpec parsed = parse_spec(spec);
+  InjectPlan plan;
+  plan.fault = parsed.fault_name;
+  plan.op_text = parsed.op_text;
+  plan.graph = graph.copy();
+  plan.triggered = all_ops_present(*plan.graph, parsed.ops);
+  if (plan.triggered && parsed.fault == Fault::Accuracy) perturb_outputs_of(*plan.graph, parsed.ops.front());
+  return plan;
 }
 
 }  // namespace tsrepro

@@ -26,8 +26,8 @@ std::string joined(const std::vector<std::string>& words) {
 
 const std::vector<BackendInfo>& backend_registry() {
   static const std::vector<BackendInfo> registry = {
-#define TSREPRO_BACKEND(factory, name, spelling, option_keys, description) \
-  {name, spelling, description, split_keys(option_keys), factory},
+#define TSREPRO_BACKEND(factory, name, spelling, option_keys, description, issue_label, under) \
+  {name, spelling, description, split_keys(option_keys), factory, issue_label, under},
 #include "runner/backends/backends.def"
 #undef TSREPRO_BACKEND
   };

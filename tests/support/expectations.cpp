@@ -2,6 +2,8 @@
 
 #include "tests/support/expectations.h"
 
+#include <sstream>
+
 #include <algorithm>
 
 namespace tsrepro_test {
@@ -83,6 +85,28 @@ json read_case_json(const std::string& case_dir) {
     ADD_FAILURE() << case_dir << "/case.json does not parse: " << e.what();
     return json::object();
   }
+}
+
+size_t repro_py_code_lines(const std::string& source) {
+  std::istringstream in(source);
+  size_t code = 0;
+  bool in_data = false;
+  for (std::string line; std::getline(in, line);) {
+    const bool data_start =
+        line.rfind("GRAPH = ", 0) == 0 || line.rfind("INJECTED = ", 0) == 0 || line.rfind("INPUTS = ", 0) == 0;
+    if (data_start) {
+      in_data = line.back() == '(' || line.back() == '[' || line.find("(  #") != std::string::npos;
+      continue;
+    }
+    if (in_data) {
+      if (line.empty() || line[0] == ' ' || line[0] == ']' || line[0] == ')') continue;
+      in_data = false;
+    }
+    const auto first = line.find_first_not_of(' ');
+    if (first == std::string::npos || line[first] == '#') continue;
+    ++code;
+  }
+  return code;
 }
 
 }  // namespace tsrepro_test

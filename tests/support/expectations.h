@@ -26,6 +26,10 @@ void expect_bad_input(const Result& r, const std::string& must_mention);
 void expect_import_rejected(const TempDir& dir, const Args& args, const std::string& case_path,
                             const std::string& must_mention);
 
+// The size of a short repro.py as cloc counts code: lines neither blank nor comments, and
+// outside the data (the GRAPH / INJECTED IR and the INPUTS literals, which grow with the case).
+size_t repro_py_code_lines(const std::string& source);
+
 Args import_args(const std::string& source, const std::string& inputs, const std::string& out);
 
 Args import_spec_args(const std::string& source, const std::string& spec, const std::string& out);

@@ -1,0 +1,189 @@
+// `tsrepro report DIR`: ISSUE.md for a recorded failure, and with --archive one .tar.gz holding
+// it, the reproducers and the case. The case is run once more (tsrepro's verdict, now) and so is
+// its repro.py (what a maintainer will see), with the Python that has torch.
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <thread>
+
+#include <boost/process.hpp>
+
+#include "cli/commands.h"
+#include "repro/environment.h"
+#include "repro/issue_report.h"
+#include "runner/file_util.h"
+#include "runner/worker_client.h"
+#include "tsrepro/error.h"
+#include "tsrepro/verdict.h"
+
+namespace tsrepro::cli {
+namespace {
+
+namespace bp = boost::process;
+namespace fs = std::filesystem;
+
+// How long repro.py may run for the report before it counts as hung.
+constexpr int kReproSeconds = 120;
+
+struct ProgramResult {
+  bool finished = false;
+  int wait_status = 0;
+  std::string output;
+};
+
+// Runs `program args...` with stdout and stderr into one file; kills it after `seconds`.
+ProgramResult run_program(const std::string& program, const std::vector<std::string>& args, const fs::path& log,
+                          int seconds) {
+  ProgramResult result;
+  std::error_code ec;
+  bp::child child(program, bp::args(args), (bp::std_out & bp::std_err) > log.string(), bp::std_in < bp::null, ec);
+  if (ec) return result;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  // child::wait_for blocks for the whole timeout when the child already exited: poll running().
+  while (child.running(ec) && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (child.running(ec)) {
+    child.terminate(ec);
+  } else {
+    result.finished = true;
+    result.wait_status = child.native_exit_code();
+  }
+  child.wait(ec);
+  std::ifstream in(log, std::ios::binary);
+  result.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return result;
+}
+
+bool exited_with(const ProgramResult& r, int code) {
+  return r.finished && WIFEXITED(r.wait_status) && WEXITSTATUS(r.wait_status) == code;
+}
+
+std::string status_text(const ProgramResult& r, int seconds) {
+  if (!r.finished) return "no answer within " + std::to_string(seconds) + " s";
+  if (WIFSIGNALED(r.wait_status)) return "killed by " + signal_name(WTERMSIG(r.wait_status));
+  return "exit status " + std::to_string(WEXITSTATUS(r.wait_status));
+}
+
+// The first Python that imports torch: $TSREPRO_PYTHON, python3 on PATH, /usr/bin/python3. Its
+// facts (repro/templates/report/python_env.py) are null when there is none.
+std::string find_python(const fs::path& scratch, nlohmann::json& facts) {
+  const fs::path probe = scratch / "python_env.py";
+  std::ofstream(probe) << python_environment_probe();
+  std::vector<std::string> candidates;
+  if (const char* chosen = std::getenv("TSREPRO_PYTHON")) candidates.push_back(chosen);
+  const fs::path on_path = bp::search_path("python3").string();
+  if (!on_path.empty()) candidates.push_back(on_path.string());
+  candidates.push_back("/usr/bin/python3");
+  for (const std::string& python : candidates) {
+    const ProgramResult r = run_program(python, {probe.string()}, scratch / "python_env.log", 60);
+    if (!exited_with(r, 0)) continue;
+    try {
+      facts = nlohmann::json::parse(r.output.substr(r.output.rfind('{')));
+      return python;
+    } catch (const std::exception&) {
+      continue;
+    }
+  }
+  facts = nullptr;
+  return "";
+}
+
+// A case directory, or a minify output directory holding minified/.
+fs::path case_dir_of(const fs::path& dir) {
+  if (fs::exists(dir / "case.json")) return dir;
+  if (fs::exists(dir / "minified" / "case.json")) return dir / "minified";
+  throw UserError(dir.string() +
+                  ": neither a case directory nor a minify output (no case.json, no minified/case.json)");
+}
+
+Verdict observe(const Case& c, const ReproSettings& settings, const fs::path& case_dir) {
+  EvalRequest request;
+  request.run = settings.run;
+  request.run.validate();
+  request.graph_ir = graph_to_ir(*c.graph);
+  request.specs = c.inputs;
+  if (c.values && !settings.run.fake_inputs) request.inputs_path = (case_dir / "inputs.pt").string();
+  RunnerProcess runner;
+  return runner.evaluate(request);
+}
+
+// Writes `text` to `path` through a temporary sibling, so that a killed run leaves the old file or the new one.
+void write_file_atomically(const fs::path& path, const std::string& text) {
+  const fs::path temporary = path.parent_path() / ("." + path.filename().string() + ".tmp");
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out << text;
+    if (!out) throw UserError(temporary.string() + ": cannot write");
+  }
+  fs::rename(temporary, path);
+}
+
+struct ScratchDir {
+  fs::path path;
+  ScratchDir() {
+    std::string pattern = (fs::temp_directory_path() / "tsrepro-report-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) throw UserError(pattern + ": cannot create a temporary directory");
+    path = pattern;
+  }
+  ~ScratchDir() {
+    remove_tree(path.string());  // not fs::remove_all: see runner/file_util.h
+  }
+};
+
+}  // namespace
+
+int report_command(const ReportOptions& o) {
+  const fs::path dir = o.dir;
+  const fs::path case_dir = case_dir_of(dir);
+  const Case c = load_case(case_dir.string());
+  IssueReport report;
+  report.c = &c;
+  report.settings = settings_from_case(c, (case_dir / "case.json").string());
+  std::map<std::string, std::string> files = reproducer_files(c, report.settings);
+  report.repro_py = files.at("repro.py");
+  report.observed = observe(c, report.settings, case_dir);
+
+  // The bundle: the case with its reproducers (repro.py reads inputs.pt beside it when its
+  // inputs are too large to write into it), then ISSUE.md.
+  ScratchDir scratch;
+  const fs::path bundle = scratch.path / "tsrepro-report";
+  write_case(c, bundle.string(), false, files);
+  nlohmann::json python_facts;
+  const std::string python = find_python(scratch.path, python_facts);
+  report.environment = collect_environment(python_facts);
+  if (!python.empty() && report.settings.expected_kind != "timeout") {
+    const ProgramResult r =
+        run_program(python, {(bundle / "repro.py").string()}, scratch.path / "repro.log", kReproSeconds);
+    report.repro_run = ReproRun{r.output, status_text(r, kReproSeconds)};
+  }
+  const std::string markdown = issue_markdown(report);
+  std::ofstream(bundle / "ISSUE.md", std::ios::binary) << markdown;
+
+  const fs::path issue = dir / "ISSUE.md";
+  write_file_atomically(issue, markdown);
+  std::cout << issue.string() << "\n";
+  if (o.archive) {
+    const fs::path archive = dir / "tsrepro-report.tar.gz";
+    const fs::path temporary = dir / ".tsrepro-report.tar.gz.tmp";
+    const ProgramResult tar = run_program(bp::search_path("tar").string(),
+                                          {"-czf", temporary.string(), "-C", scratch.path.string(), "tsrepro-report"},
+                                          scratch.path / "tar.log", 300);
+    if (!exited_with(tar, 0)) {
+      std::error_code ec;
+      fs::remove(temporary, ec);
+      throw UserError(archive.string() + ": tar failed: " + tar.output);
+    }
+    fs::rename(temporary, archive);
+    std::cout << archive.string() << "\n";
+  }
+  return 0;
+}
+
+}  // namespace tsrepro::cli

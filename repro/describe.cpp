@@ -1,0 +1,109 @@
+#include "repro/describe.h"
+
+#include <sys/utsname.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "tsrepro/backend.h"
+
+namespace tsrepro {
+namespace {
+
+std::string trimmed(const std::string& text) {
+  const auto first = text.find_first_not_of(" \t");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t") - first + 1);
+}
+
+void collect_kinds(const torch::jit::Block* block, std::vector<std::string>& kinds) {
+  static const std::vector<std::string> kPlumbing = {"prim::Constant",   "prim::ListConstruct", "prim::TupleConstruct",
+                                                     "prim::ListUnpack", "prim::TupleUnpack",   "prim::GetAttr",
+                                                     "prim::Return",     "prim::Param"};
+  for (const torch::jit::Node* node : block->nodes()) {
+    const std::string kind = node->kind().toQualString();
+    const bool plumbing = std::find(kPlumbing.begin(), kPlumbing.end(), kind) != kPlumbing.end();
+    if (!plumbing && std::find(kinds.begin(), kinds.end(), kind) == kinds.end()) kinds.push_back(kind);
+    for (const torch::jit::Block* inner : node->blocks()) collect_kinds(inner, kinds);
+  }
+}
+
+// "aten::frac", "aten::addmm + aten::clamp", "a graph of 7 ops (aten::conv2d, aten::relu, ...)".
+std::string subject_of(const std::vector<std::string>& ops, bool& plural) {
+  plural = ops.size() > 1 && ops.size() <= 3;
+  if (ops.empty()) return "a graph without ops";
+  std::string text;
+  const size_t shown = std::min<size_t>(ops.size(), 3);
+  for (size_t i = 0; i < shown; ++i) text += (i ? (ops.size() <= 3 ? " + " : ", ") : "") + ops[i];
+  if (ops.size() <= 3) return text;
+  return "a graph of " + std::to_string(ops.size()) + " ops (" + text + ", ...)";
+}
+
+// "returns wrong values", "raises RuntimeError while compiling", "crashes with SIGSEGV", "hangs".
+std::string failure_phrase(const ReproSettings& s, bool plural) {
+  const std::string& kind = s.expected_kind;
+  const std::string& sig = s.expected_signature;
+  if (kind == "accuracy") return plural ? "return wrong values" : "returns wrong values";
+  if (kind == "timeout") return plural ? "hang" : "hangs";
+  if (kind == "crash") {
+    const std::string how = sig.rfind("crash:", 0) == 0 ? " with " + sig.substr(6) : "";
+    return (plural ? "crash" : "crashes") + how;
+  }
+  if (kind == "exception") {
+    // exception:<phase>:<Type>: <message>
+    std::string phrase = plural ? "raise" : "raises";
+    const size_t phase_end = sig.find(':', 10);
+    if (sig.rfind("exception:", 0) == 0 && phase_end != std::string::npos) {
+      const std::string phase = sig.substr(10, phase_end - 10);
+      const size_t type_end = sig.find(':', phase_end + 1);
+      phrase +=
+          " " + sig.substr(phase_end + 1, type_end == std::string::npos ? std::string::npos : type_end - phase_end - 1);
+      if (phase == "compile") phrase += " while compiling";
+      if (phase == "backward") phrase += " in backward";
+    } else {
+      phrase += " an exception";
+    }
+    return phrase;
+  }
+  return plural ? "fail" : "fails";
+}
+
+}  // namespace
+
+std::string cpu_model_name() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  for (std::string line; std::getline(cpuinfo, line);) {
+    const auto colon = line.find(':');
+    if (colon == std::string::npos) continue;
+    const std::string key = trimmed(line.substr(0, colon));
+    const std::string value = trimmed(line.substr(colon + 1));
+    if ((key == "model name" || key == "Hardware" || key == "cpu model") && !value.empty()) return value;
+  }
+  struct utsname names {};
+  return uname(&names) == 0 ? std::string(names.machine) : "an unknown CPU";
+}
+
+std::vector<std::string> interesting_ops(const torch::jit::Graph& graph) {
+  std::vector<std::string> kinds;
+  collect_kinds(graph.block(), kinds);
+  return kinds;
+}
+
+std::string issue_title(const Case& c, const ReproSettings& s) {
+  const BackendInfo* backend = find_backend(s.run.backend);
+  const std::string label = backend ? backend->issue_label : "[JIT]";
+  const std::string under = backend ? backend->under : s.run.backend;
+  bool plural = false;
+  const std::string subject = subject_of(interesting_ops(*c.graph), plural);
+  std::string title = label + " " + subject + " " + failure_phrase(s, plural) + " under " + under;
+  if (s.run.device != "cpu") title += " on " + s.run.device;
+  if (s.run.backward) title += " (backward)";
+  return title;
+}
+
+std::string expected_failure_text(const ReproSettings& s) {
+  if (s.expected_kind.empty()) return "any failure";
+  return s.expected_kind + (s.expected_signature.empty() ? "" : " (" + s.expected_signature + ")");
+}
+
+}  // namespace tsrepro

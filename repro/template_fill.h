@@ -1,0 +1,26 @@
+#pragma once
+// Filling a reproducer template (repro/templates/<writer>/*), as torchgen fills its templates:
+// the template is a real source file that compiles or byte-compiles on its own, and the writer
+// supplies values for its placeholders and the flags that keep or drop its optional lines.
+//
+//  - A placeholder is `__NAME__` (capitals, digits, underscores), a valid identifier in Python
+//    and C++. Its value is inserted as it is (it may span lines). A placeholder alone on its line
+//    whose value is empty removes the line.
+//  - A line ending in `#[flag]` (Python) or `//[flag]` (C++) is kept only when `flag` is set;
+//    `[!flag]` keeps it only when it is not. The tag and the spaces before it are removed.
+//  - Runs of more than two blank lines (left where sections were empty) shrink to two.
+// A placeholder without a value is a bug in the writer: std::logic_error names it.
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+
+namespace tsrepro {
+
+using TemplateValues = std::map<std::string, std::string>;
+using TemplateFlags = std::set<std::string>;
+
+std::string fill_template(std::string_view text, const TemplateValues& values, const TemplateFlags& flags = {});
+
+}  // namespace tsrepro

@@ -1,0 +1,2 @@
+def __ROLE__(inputs):  # eager: TorchScript's interpreter, without optimization passes
+    return torch._C._jit_interpret_graph(GRAPH.copy(), tuple(inputs))

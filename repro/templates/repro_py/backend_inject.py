@@ -1,0 +1,7 @@
+def __ROLE__(inputs):  # __SPEC__: tsrepro's test backend, the interpreter failing where __OPS__ are
+    raise RuntimeError(__MESSAGE__)  #[raises]
+    os.abort()  #[abort]
+    os.kill(os.getpid(), signal.SIGSEGV)  #[segfault]
+    while True:  #[hang]
+        signal.pause()  #[hang]
+    return torch._C._jit_interpret_graph(__INJECTED__.copy(), tuple(inputs))  #[returns]

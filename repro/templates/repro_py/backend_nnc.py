@@ -1,0 +1,10 @@
+def __ROLE__(inputs):  # nnc: the profiling executor with the TensorExpr fuser forced on for the CPU
+    torch._C._jit_override_can_fuse_on_cpu(True)
+    torch._C._jit_set_te_must_use_llvm_cpu(False)  # without LLVM, NNC interprets its kernels
+    torch._C._debug_set_fusion_group_inlining(False)  #[no_inlining]
+    torch._C._jit_set_texpr_dynamic_shape_enabled(True)  #[dynamic_shapes]
+    torch._C._jit_set_texpr_reductions_enabled(True)  #[reductions]
+    torch._C._jit_set_fusion_strategy([(__STRATEGY__, 2)])  #[strategy]
+    function = torch._C._create_function_from_graph("repro", GRAPH.copy())
+    function(*fresh(inputs))  # the profiling run (PyTorch profiles one); the next call compiles the graph
+    return function(*inputs)

@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+# __TITLE__
+# Made by tsrepro __VERSION__ (libtorch __LIBTORCH__, __CPU__); expected failure: __EXPECTED_TEXT__.
+# Command: __COMMAND__  #[command]
+# Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
+import base64  #[base64]
+import math  #[math]
+import os  #[os]
+import signal
+import sys
+from typing import __TYPING_NAMES__  # CaseModule's annotations  #[typing]
+
+import torch
+from torch import Tensor  # CaseModule's annotations  #[tensor_annotation]
+
+for library in __LIBRARIES__:  # the custom operators the graph calls  #[libraries]
+    torch.ops.load_library(library)  #[libraries]
+GRAPH = torch._C.parse_ir(
+    __GRAPH_IR__)
+INJECTED = torch._C.parse_ir(  # GRAPH with the injected fault: 1 added to what __FIRST_OP__ returns  #[injected]
+    __INJECTED_IR__)  #[injected]
+GRAPH.makeMultiOutputIntoTuple()  # a TorchScript function returns one value: its outputs become a tuple  #[packed]
+INJECTED.makeMultiOutputIntoTuple()  #[packed_injected]
+__INPUT_HELPER__
+INPUTS = __INPUTS__
+
+
+def fresh(value, fp64=False):  # a copy on DEVICE for one run (ops may mutate inputs); fp64: floats as float64
+    if isinstance(value, (list, tuple)):
+        return type(value)(fresh(v, fp64) for v in value)
+    wide = fp64 and isinstance(value, torch.Tensor) and value.is_floating_point()
+    return value.detach().to(__DEVICE__, torch.float64 if wide else None, copy=True) if torch.is_tensor(value) else value
+
+
+def leaves(v): return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple)) else [i])]  # flattened
+
+
+__SECTIONS__
+
+
+if __name__ == "__main__":
+    if not torch.cuda.is_available():  #[cuda]
+        print("repro.py: this repro runs on CUDA, but this PyTorch sees no CUDA device")  #[cuda]
+        sys.exit(2)  #[cuda]
+    ref = None
+    try:
+        ref = leaves([reference(fresh(INPUTS))])  # the reference runs first: it is healthy
+        signal.alarm(__TIMEOUT_S__)  # tsrepro counts a slower backend as hung: SIGALRM ends it
+        res = leaves([backend(fresh(INPUTS))])  # a crash is left to happen
+    except Exception as error:  # in the reference, the repro cannot run here (exit 2)
+        print("%s raised %s: %s" % ("reference" if ref is None else "backend", type(error).__name__, error))
+        sys.exit(2 if ref is None else __EXIT_ON_EXCEPTION__)
+    print("the backend ran without failing (expected: %s)" % __EXPECTED__)  #[!accuracy]
+    sys.exit(0)  #[!accuracy]
+    try:  # an fp64 reference excuses results that are merely noisy (dtype-specific graphs have none)  #[fp64]
+        ref64 = leaves([reference(fresh(INPUTS, fp64=True))])  #[fp64]
+    except Exception:  #[fp64]
+        ref64 = ref  #[fp64]
+    ref64 = ref  # judged by allclose alone (--no-fp64)  #[no_fp64]
+    failed = len(ref) != len(res) or not all([same(i, *sides) for i, sides in enumerate(zip(ref, res, ref64))])  #[accuracy]
+    print("verdict: %s (expected: accuracy)" % ("accuracy" if failed else "pass"))  #[accuracy]
+    sys.exit(failed)  #[accuracy]
