@@ -126,4 +126,21 @@ std::string python_literal(const nlohmann::json& value) {
   }
 }
 
+std::string python_bytes_lines(std::string_view bytes, const std::string& indent, size_t chunk) {
+  static const char* const kHex = "0123456789abcdef";
+  std::string out = "b\"";
+  for (size_t i = 0; i < bytes.size(); ++i) {
+    if (i > 0 && i % chunk == 0) out += "\"\n" + indent + "b\"";
+    const auto byte = static_cast<unsigned char>(bytes[i]);
+    if (byte >= 0x20 && byte < 0x7f && byte != '"' && byte != '\\') {
+      out += static_cast<char>(byte);
+    } else {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 15];
+    }
+  }
+  return out + "\"";
+}
+
 }  // namespace tsrepro

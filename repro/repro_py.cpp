@@ -8,18 +8,16 @@
 // Everything taken from the case goes through repro/python_literal.h or python_value_literal.h:
 // no case can inject code into the script.
 
-#include <cctype>
 #include <cmath>
 #include <set>
 #include <sstream>
 #include <string>
 #include <vector>
 
-#include <torch/version.h>
-
 #include "repro/describe.h"
 #include "repro/python_literal.h"
 #include "repro/python_value_literal.h"
+#include "repro/reproducer_case.h"
 #include "repro/template_fill.h"
 #include "repro/templates_repro_py.h"  // generated from repro/templates/repro_py/
 #include "runner/backends/inject.h"
@@ -29,28 +27,8 @@
 #include "tsrepro/error.h"
 #include "tsrepro/writer.h"
 
-#ifndef TSREPRO_VERSION
-#define TSREPRO_VERSION "unknown"
-#endif
-
 namespace tsrepro {
 namespace {
-
-// Inputs up to this many bytes of tensor data are written into repro.py itself.
-constexpr size_t kInlineInputBytes = 4096;
-
-std::string backend_family(const std::string& spec) { return spec.substr(0, spec.find(':')); }
-
-void check_backend_has_python_version(const std::string& spec) {
-  if (!find_backend(spec))
-    throw UserError("repro.py: unknown backend '" + spec + "' (known: " + known_backends_text() + ")");
-  // A backend needs a section file (repro/templates/repro_py/backend_<name>.py) to get a repro.py.
-  static const std::set<std::string> kWithPythonVersion = {"eager", "jit", "nnc", "ofi", "inject"};
-  if (!kWithPythonVersion.count(backend_family(spec)))
-    throw UserError("repro.py: backend '" + spec + "' has no Python version yet (repro/templates/repro_py/)");
-  if (backend_family(spec) == "inject" && spec.find('@') == std::string::npos)
-    throw UserError("repro.py: backend '" + spec + "': write inject:<fault>@<op>");
-}
 
 const char* python_bool(bool value) { return value ? "True" : "False"; }
 
@@ -77,18 +55,6 @@ std::string python_list(const std::vector<int64_t>& values) {
   for (int64_t v : values) items.push_back(std::to_string(v));
   return "[" + joined(items, ", ") + "]";
 }
-
-size_t tensor_bytes(const c10::IValue& value) {
-  if (value.isTensor()) return value.toTensor().defined() ? value.toTensor().nbytes() : 0;
-  size_t total = 0;
-  if (value.isTuple())
-    for (const auto& item : value.toTupleRef().elements()) total += tensor_bytes(item);
-  if (value.isList())
-    for (const auto& item : value.toListRef()) total += tensor_bytes(item);
-  return total;
-}
-
-bool uses_fake_inputs(const Case& c, const ReproSettings& s) { return s.run.fake_inputs || !c.values.has_value(); }
 
 // One call of repro.py's fake() per tensor input; scalars are their values.
 std::string fake_inputs_expression(const Case& c) {
@@ -121,9 +87,7 @@ std::string fake_inputs_expression(const Case& c) {
 // The inputs written out exactly, or nullopt when they are too large (or of a kind a literal
 // cannot hold): then repro.py reads inputs.pt.
 std::optional<std::string> inline_inputs_expression(const Case& c) {
-  size_t bytes = 0;
-  for (const c10::IValue& value : *c.values) bytes += tensor_bytes(value);
-  if (bytes > kInlineInputBytes) return std::nullopt;
+  if (tensor_data_bytes(*c.values) > kInlineInputBytes) return std::nullopt;
   std::vector<std::string> items;
   try {
     for (const c10::IValue& value : *c.values) items.push_back(python_value_literal(value));
@@ -135,77 +99,38 @@ std::optional<std::string> inline_inputs_expression(const Case& c) {
 
 // ---- Backend sections ---------------------------------------------------------------------------
 
-bool option_on(const BackendOptions& options, const std::string& key, bool fallback) {
-  const auto found = options.find(key);
-  if (found == options.end()) return fallback;
-  return found->second == "1" || found->second == "true" || found->second == "on";
-}
-
 std::string nnc_section(const std::string& role, const BackendOptions& options) {
-  TemplateFlags flags;
-  if (!option_on(options, "inline", true)) flags.insert("no_inlining");
-  if (option_on(options, "dynamic_shapes", false)) flags.insert("dynamic_shapes");
-  if (option_on(options, "reductions", false)) flags.insert("reductions");
-  std::string strategy;
-  if (const auto found = options.find("strategy"); found != options.end()) {
-    flags.insert("strategy");
-    strategy = found->second == "dynamic" ? "\"DYNAMIC\"" : "\"STATIC\"";
-  }
-  return fill_template(templates::repro_py_backend_nnc, {{"ROLE", role}, {"STRATEGY", strategy}}, flags);
+  const auto strategy = options.find("strategy");
+  const bool dynamic = strategy != options.end() && strategy->second == "dynamic";
+  return fill_template(templates::repro_py_backend_nnc,
+                       {{"ROLE", role}, {"STRATEGY", dynamic ? "\"DYNAMIC\"" : "\"STATIC\""}},
+                       nnc_option_flags(options));
 }
 
-// ofi freezes a module: CaseModule holds the lifted inputs as buffers (or attributes), and its
-// forward takes the graph's other inputs with their TorchScript types.
+// ofi freezes CASE_MODULE (the graph as a module's forward, its lifted inputs as buffers); the
+// frozen forward takes the other inputs.
 std::string ofi_section(const Case& c, const std::string& role, const BackendOptions& options) {
-  std::vector<std::string> parameters, arguments, lifted, user_inputs;
-  for (size_t i = 0; i < c.inputs.size(); ++i) {
-    const std::string index = std::to_string(i);
-    const torch::jit::Value* input = c.graph->inputs()[i];
-    if (!c.inputs[i].lifted) {
-      parameters.push_back("in_" + index + ": " + input->type()->annotation_str());
-      arguments.push_back("in_" + index);
-      user_inputs.push_back("inputs[" + index + "]");
-      continue;
-    }
-    arguments.push_back("self.lifted_" + index);
-    // m.eval() before freezing: the lifted `training` flags (self.bn1.training -> %bn1_training) are False.
-    const std::string& name = input->debugName();
-    const bool training_flag = input->type()->kind() == c10::TypeKind::BoolType && name.size() >= 8 &&
-                               name.compare(name.size() - 8, 8, "training") == 0;
-    lifted.push_back("\"lifted_" + index + "\": " + (training_flag ? "False" : "inputs[" + index + "]"));
-  }
+  std::vector<std::string> user_inputs;
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    if (!c.inputs[i].lifted) user_inputs.push_back("inputs[" + std::to_string(i) + "]");
   TemplateFlags flags;
-  if (option_on(options, "mkldnn", true)) flags.insert("mkldnn");
+  if (backend_option_on(options, "mkldnn", true)) flags.insert("mkldnn");
   return fill_template(templates::repro_py_backend_ofi,
                        {{"ROLE", role},
-                        {"PARAMETERS", joined(parameters, ", ")},
-                        {"ARGUMENTS", joined(arguments, ", ")},
-                        {"LIFTED", "{" + joined(lifted, ", ") + "}"},
-                        {"NUMERICS", python_bool(option_on(options, "numerics", true))},
+                        {"NUMERICS", python_bool(backend_option_on(options, "numerics", true))},
                         {"USER_INPUTS", "[" + joined(user_inputs, ", ") + "]"}},
                        flags);
 }
 
 std::string inject_section(const InjectPlan& plan, const std::string& spec, const std::string& role) {
-  TemplateFlags flags;
-  std::string message;
-  if (!plan.triggered || plan.fault == "accuracy") flags.insert("returns");
-  if (plan.triggered) {
-    if (plan.fault == "compile-error" || plan.fault == "runtime-error") {
-      flags.insert("raises");
-      message = std::string("tsrepro injected ") + (plan.fault == "compile-error" ? "compile" : "runtime") +
-                " error at " + plan.op_text;
-    }
-    if (plan.fault == "abort" || plan.fault == "segfault" || plan.fault == "hang") flags.insert(plan.fault);
-  }
-  const bool injected = plan.triggered && plan.fault == "accuracy";
+  const InjectSection parts = inject_section_parts(plan);
   return fill_template(templates::repro_py_backend_inject,
                        {{"ROLE", role},
                         {"SPEC", python_comment_text(spec)},
                         {"OPS", python_comment_text(plan.op_text)},
-                        {"MESSAGE", python_string_literal(message)},
-                        {"INJECTED", injected ? "INJECTED" : "GRAPH"}},
-                       flags);
+                        {"MESSAGE", python_string_literal(parts.message)},
+                        {"INJECTED", parts.runs_injected_graph ? "INJECTED" : "GRAPH"}},
+                       parts.flags);
 }
 
 std::string backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
@@ -216,51 +141,6 @@ std::string backend_section(const Case& c, const std::string& spec, const Backen
   if (family == "nnc") return nnc_section(role, options);
   if (family == "ofi") return ofi_section(c, role, options);
   return inject_section(*plan, spec, role);
-}
-
-// Appends a top-level section with the two blank lines PEP 8 puts between them.
-void append_section(std::string& source, const std::string& section) {
-  const auto first = section.find_first_not_of('\n');
-  if (first == std::string::npos) return;
-  const auto last = section.find_last_not_of('\n');
-  if (!source.empty()) source += "\n\n";
-  source += section.substr(first, last - first + 1) + "\n";
-}
-
-// The annotations of CaseModule.forward: the user inputs' TorchScript types.
-std::vector<std::string> forward_annotations(const Case& c) {
-  std::vector<std::string> annotations;
-  for (size_t i = 0; i < c.inputs.size(); ++i)
-    if (!c.inputs[i].lifted) annotations.push_back(c.graph->inputs()[i]->type()->annotation_str());
-  return annotations;
-}
-
-bool mentions_word(const std::string& text, const std::string& word) {
-  for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) {
-    const bool starts = at == 0 || !std::isalnum(static_cast<unsigned char>(text[at - 1]));
-    const size_t end = at + word.size();
-    const bool ends = end == text.size() || !std::isalnum(static_cast<unsigned char>(text[end]));
-    if (starts && ends) return true;
-  }
-  return false;
-}
-
-// "List, Optional": the typing names the annotations use, for the one import they need.
-std::string annotation_typing_names(const Case& c) {
-  std::vector<std::string> names;
-  for (const char* name : {"Dict", "List", "Optional", "Tuple"})
-    for (const std::string& annotation : forward_annotations(c))
-      if (mentions_word(annotation, name)) {
-        names.push_back(name);
-        break;
-      }
-  return joined(names, ", ");
-}
-
-bool uses_tensor_annotation(const Case& c) {
-  for (const std::string& annotation : forward_annotations(c))
-    if (mentions_word(annotation, "Tensor")) return true;
-  return false;
 }
 
 std::string gradient_inputs(const Case& c) {
@@ -275,26 +155,20 @@ std::string gradient_inputs(const Case& c) {
 }  // namespace
 
 std::string repro_py_source(const Case& c, const ReproSettings& s) {
-  check_backend_has_python_version(s.run.ref);
-  check_backend_has_python_version(s.run.backend);
+  // A backend needs a section file (repro/templates/repro_py/backend_<name>.py) to get a repro.py.
+  static const std::set<std::string> kWithPythonSection = {"eager", "jit", "nnc", "ofi", "inject"};
+  check_backend_has_section(s.run.ref, "repro.py", kWithPythonSection);
+  check_backend_has_section(s.run.backend, "repro.py", kWithPythonSection);
   TemplateFlags flags;
   TemplateValues values;
-
-  // Header.
-  values["TITLE"] = python_comment_text(issue_title(c, s));
-  values["VERSION"] = python_comment_text(TSREPRO_VERSION);
-  values["LIBTORCH"] = python_comment_text(TORCH_VERSION);
-  values["CPU"] = python_comment_text(cpu_model_name());
-  values["EXPECTED_TEXT"] = python_comment_text(expected_failure_text(s));
-  values["COMMAND"] = python_comment_text(s.command_line);
-  if (!s.command_line.empty()) flags.insert("command");
+  add_header_values(c, s, python_comment_text, values, flags);
 
   // The case.
   std::vector<std::string> libraries;
   for (const std::string& library : loaded_extension_libraries()) libraries.push_back(python_string_literal(library));
   values["LIBRARIES"] = "[" + joined(libraries, ", ") + "]";
   if (!libraries.empty()) flags.insert("libraries");
-  values["GRAPH_IR"] = ir_literal_lines(graph_to_ir(*c.graph));
+  values["GRAPH_IR"] = ir_literal_lines(reproducer_graph_ir(c, s));
   std::optional<InjectPlan> plan;
   if (backend_family(s.run.backend) == "inject") plan = plan_inject(s.run.backend, *c.graph);
   if (plan && plan->triggered && plan->fault == "accuracy") {
@@ -325,25 +199,29 @@ std::string repro_py_source(const Case& c, const ReproSettings& s) {
 
   // Sections: the reference, the backend, the comparison.
   std::string sections;
-  if (backend_family(s.run.ref) == "ofi" || backend_family(s.run.backend) == "ofi") {
-    const std::string names = annotation_typing_names(c);
-    values["TYPING_NAMES"] = names;
-    if (!names.empty()) flags.insert("typing");
-    if (uses_tensor_annotation(c)) flags.insert("tensor_annotation");
+  if (uses_case_module(s)) {
+    flags.insert("ofi");
+    const std::string archive = case_module_archive(c, s);
+    const bool inline_module = archive.size() <= kInlineModuleBytes;
+    flags.insert(inline_module ? "case_module_inline" : "case_module_file");
+    if (inline_module) values["CASE_MODULE_BYTES"] = python_bytes_lines(archive, "    ");
+    if (!inline_module) flags.insert("os");
   }
-  append_section(sections, backend_section(c, s.run.ref, {}, "reference", std::nullopt));
-  append_section(sections, backend_section(c, s.run.backend, s.run.backend_options, "backend", plan));
+  append_section(sections, backend_section(c, s.run.ref, {}, "reference", std::nullopt), 2);
+  append_section(sections, backend_section(c, s.run.backend, s.run.backend_options, "backend", plan), 2);
   // Only an accuracy failure needs the comparison: for the others the exit status does not depend on it.
   if (s.expected_kind == "accuracy") {
     flags.insert("accuracy");
     flags.insert(s.run.compare.use_fp64 ? "fp64" : "no_fp64");
     const CompareOptions& cmp = s.run.compare;
-    append_section(sections, fill_template(templates::repro_py_same, {{"TOL", python_float_literal(cmp.tol)},
-                                                                      {"EQUAL_NAN", python_bool(cmp.equal_nan)},
-                                                                      {"EXACT", python_bool(cmp.exact_dtype)}}));
+    append_section(sections,
+                   fill_template(templates::repro_py_same, {{"TOL", python_float_literal(cmp.tol)},
+                                                            {"EQUAL_NAN", python_bool(cmp.equal_nan)},
+                                                            {"EXACT", python_bool(cmp.exact_dtype)}}),
+                   2);
   }
   if (s.run.backward)
-    append_section(sections, fill_template(templates::repro_py_backward, {{"GRADIENT_INPUTS", gradient_inputs(c)}}));
+    append_section(sections, fill_template(templates::repro_py_backward, {{"GRADIENT_INPUTS", gradient_inputs(c)}}), 2);
   if (sections.find("os.") != std::string::npos) flags.insert("os");
   values["SECTIONS"] = sections.substr(0, sections.find_last_not_of('\n') + 1);
 

@@ -81,7 +81,8 @@ std::string substitute(const std::string& line, const TemplateValues& values, bo
 
 }  // namespace
 
-std::string fill_template(std::string_view text, const TemplateValues& values, const TemplateFlags& flags) {
+std::string fill_template(std::string_view text, const TemplateValues& values, const TemplateFlags& flags,
+                          int max_blank_lines) {
   std::string out;
   int blank_run = 0;
   for (std::string line : split_lines(text)) {
@@ -90,7 +91,7 @@ std::string fill_template(std::string_view text, const TemplateValues& values, c
     line = trimmed_right(substitute(line, values, drop));
     if (drop) continue;
     blank_run = line.empty() ? blank_run + 1 : 0;
-    if (blank_run > 2) continue;
+    if (blank_run > max_blank_lines) continue;
     out += line + "\n";
   }
   return out;

@@ -8,7 +8,8 @@
 //    whose value is empty removes the line.
 //  - A line ending in `#[flag]` (Python) or `//[flag]` (C++) is kept only when `flag` is set;
 //    `[!flag]` keeps it only when it is not. The tag and the spaces before it are removed.
-//  - Runs of more than two blank lines (left where sections were empty) shrink to two.
+//  - Runs of blank lines longer than `max_blank_lines` (left where lines were dropped) shrink to it:
+//    two between Python's top-level definitions, one in C++.
 // A placeholder without a value is a bug in the writer: std::logic_error names it.
 
 #include <map>
@@ -21,6 +22,7 @@ namespace tsrepro {
 using TemplateValues = std::map<std::string, std::string>;
 using TemplateFlags = std::set<std::string>;
 
-std::string fill_template(std::string_view text, const TemplateValues& values, const TemplateFlags& flags = {});
+std::string fill_template(std::string_view text, const TemplateValues& values, const TemplateFlags& flags = {},
+                          int max_blank_lines = 2);
 
 }  // namespace tsrepro

@@ -290,7 +290,7 @@ struct RealBug {
   const char* name;
   const char* backend;
   const char* kind;
-  size_t max_code_lines;
+  size_t max_py_lines, max_cpp_lines;  // of code besides the data (the issue asks for 50 and 80)
 };
 
 void PrintTo(const RealBug& bug, std::ostream* os) { *os << bug.name << " under " << bug.backend; }
@@ -312,9 +312,15 @@ TEST_P(MinifyCliRealBug, MinifiesAndReproPyReproducesWithStockPytorch) {
   EXPECT_TRUE(s.value("one_minimal", false));
   std::cout << bug.name << ": " << s.dump() << "\n";
 
-  // The short repro.py: one screen (ofi's module and freezing make an accuracy case longer).
-  const std::string repro = read_text(out + "/minified/repro.py");
-  EXPECT_LE(repro_py_code_lines(repro), bug.max_code_lines) << repro;
+  // The short reproducers: one screen each.
+  const std::string repro_py = read_text(out + "/minified/repro.py");
+  EXPECT_LE(repro_py_code_lines(repro_py), bug.max_py_lines) << repro_py;
+  const std::string repro_cpp = read_text(out + "/minified/repro.cpp");
+  EXPECT_LE(repro_cpp_code_lines(repro_cpp), bug.max_cpp_lines) << repro_cpp;
+  // repro.cpp builds warning-free with its own CMakeLists.txt and reproduces.
+  const Result build = cmake_build(out + "/minified", tmp / "build", {"-DCMAKE_CXX_FLAGS=-Werror"});
+  ASSERT_EQ(build.exit_code, 0) << build.describe();
+  EXPECT_EQ(run_cmd(tmp / "build/repro", {}, {"", 300}).exit_code, 1);
 
   SKIP_WITHOUT_PYTHON_TORCH();
   const Result py = run_python(out + "/minified/repro.py");
@@ -322,10 +328,10 @@ TEST_P(MinifyCliRealBug, MinifiesAndReproPyReproducesWithStockPytorch) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Bugs, MinifyCliRealBug,
-                         ::testing::Values(RealBug{"nnc_round_half_even", "nnc", "accuracy", 50},
-                                           RealBug{"nnc_frac_negative", "nnc", "accuracy", 50},
-                                           RealBug{"ofi_addmm_chain", "ofi", "exception", 50},
-                                           RealBug{"ofi_mkldnn_clamp_blocked", "ofi", "accuracy", 60}),
+                         ::testing::Values(RealBug{"nnc_round_half_even", "nnc", "accuracy", 50, 80},
+                                           RealBug{"nnc_frac_negative", "nnc", "accuracy", 50, 80},
+                                           RealBug{"ofi_addmm_chain", "ofi", "exception", 50, 80},
+                                           RealBug{"ofi_mkldnn_clamp_blocked", "ofi", "accuracy", 50, 80}),
                          [](const auto& info) { return std::string(info.param.name); });
 
 // ================================================================================================

@@ -13,6 +13,8 @@
 #include <spdlog/spdlog.h>
 
 #include "repro/after/dump.h"
+#include "repro/template_fill.h"
+#include "repro/templates_after.h"  // generated from repro/templates/after/
 #include "tsrepro/error.h"
 #include "tsrepro/writer.h"
 
@@ -122,12 +124,8 @@ std::string write_subject(const std::string& run_dir, const Subject& subject, co
     const ReproSettings settings = repro_settings(subject, *failure);
     extra = reproducer_files(c, settings);
   }
-  if (level >= 2 || !failure) {
-    std::string script = "#!/bin/sh\n# Minifies this case (written by tsrepro's TSREPRO_AFTER workflow).\nexec " +
-                         shell_quoted(tsrepro_executable());
-    for (const std::string& arg : minify_arguments(dir, subject, failure)) script += " " + shell_quoted(arg);
-    extra["minify.sh"] = script + " \"$@\"\n";
-  }
+  if (level >= 2 || !failure)
+    extra["minify.sh"] = fill_template(templates::after_minify, {{"COMMAND", minify_command(dir, subject, failure)}});
   write_case(c, dir, /*replace=*/true, extra);
   if (extra.count("minify.sh")) {
     std::error_code ignored;  // not executable is still `sh minify.sh`

@@ -14,6 +14,7 @@
 #include <torch/csrc/jit/passes/frozen_linear_transpose.h>
 
 #include "runner/backends/builtin.h"
+#include "runner/backends/ofi.h"
 #include "runner/backends/profiling_executor.h"
 
 namespace tsrepro {
@@ -61,9 +62,36 @@ c10::IValue as_in_eval_mode(const Value* input, const c10::IValue& value) {
   return training_flag ? c10::IValue(false) : value;
 }
 
-// The case's graph as the forward of a fresh module in eval mode: lifted inputs become buffers
-// (tensors) or attributes (scalars such as `training`) holding this run's values, read through
-// prim::GetAttr; several outputs become one tuple.
+class OfiBackend : public Backend {
+ public:
+  OfiBackend(bool numerics, bool mkldnn) : numerics_(numerics), mkldnn_(mkldnn) {}
+  std::string name() const override { return "ofi"; }
+
+  std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
+    bool packed = false;
+    torch::jit::Module module = module_of_case(input, sample, packed);
+    torch::jit::Module frozen = torch::jit::freeze(module, c10::nullopt, numerics_);
+    // A frozen module has no `training` attribute, so optimize_for_inference does not freeze it
+    // again (Python's torch.jit.optimize_for_inference behaves the same on it).
+    if (mkldnn_) {
+      frozen = torch::jit::optimize_for_inference(frozen);
+    } else {
+      auto graph = frozen.get_method("forward").graph();
+      torch::jit::FuseFrozenConvAddRelu(graph);
+      torch::jit::FrozenLinearTranspose(graph);
+    }
+    auto graph = frozen.get_method("forward").graph()->copy();
+    graph->eraseInput(0);  // the frozen forward keeps its %self, unused
+    auto inner = prepare_with_profiling_executor(graph, FrozenGraph::drop_lifted(sample, input.lifted), JitSwitches{});
+    return std::make_unique<FrozenGraph>(std::move(inner), input.lifted, packed);
+  }
+
+ private:
+  bool numerics_, mkldnn_;
+};
+
+}  // namespace
+
 torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c10::IValue>& values, bool& packed) {
   torch::jit::Module module(c10::QualifiedName("__torch__.tsrepro.CaseModule"));
   module.register_attribute("training", c10::BoolType::get(), false);
@@ -94,36 +122,6 @@ torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c
   module.type()->addMethod(forward);
   return module;
 }
-
-class OfiBackend : public Backend {
- public:
-  OfiBackend(bool numerics, bool mkldnn) : numerics_(numerics), mkldnn_(mkldnn) {}
-  std::string name() const override { return "ofi"; }
-
-  std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
-    bool packed = false;
-    torch::jit::Module module = module_of_case(input, sample, packed);
-    torch::jit::Module frozen = torch::jit::freeze(module, c10::nullopt, numerics_);
-    // A frozen module has no `training` attribute, so optimize_for_inference does not freeze it
-    // again (Python's torch.jit.optimize_for_inference behaves the same on it).
-    if (mkldnn_) {
-      frozen = torch::jit::optimize_for_inference(frozen);
-    } else {
-      auto graph = frozen.get_method("forward").graph();
-      torch::jit::FuseFrozenConvAddRelu(graph);
-      torch::jit::FrozenLinearTranspose(graph);
-    }
-    auto graph = frozen.get_method("forward").graph()->copy();
-    graph->eraseInput(0);  // the frozen forward keeps its %self, unused
-    auto inner = prepare_with_profiling_executor(graph, FrozenGraph::drop_lifted(sample, input.lifted), JitSwitches{});
-    return std::make_unique<FrozenGraph>(std::move(inner), input.lifted, packed);
-  }
-
- private:
-  bool numerics_, mkldnn_;
-};
-
-}  // namespace
 
 std::unique_ptr<Backend> make_ofi_backend(const std::string&, const BackendOptions& options) {
   return std::make_unique<OfiBackend>(option_flag(options, "numerics", true), option_flag(options, "mkldnn", true));

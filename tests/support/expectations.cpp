@@ -92,8 +92,8 @@ size_t repro_py_code_lines(const std::string& source) {
   size_t code = 0;
   bool in_data = false;
   for (std::string line; std::getline(in, line);) {
-    const bool data_start =
-        line.rfind("GRAPH = ", 0) == 0 || line.rfind("INJECTED = ", 0) == 0 || line.rfind("INPUTS = ", 0) == 0;
+    const bool data_start = line.rfind("GRAPH = ", 0) == 0 || line.rfind("INJECTED = ", 0) == 0 ||
+                            line.rfind("INPUTS = ", 0) == 0 || line.rfind("CASE_MODULE = ", 0) == 0;
     if (data_start) {
       in_data = line.back() == '(' || line.back() == '[' || line.find("(  #") != std::string::npos;
       continue;
@@ -104,6 +104,25 @@ size_t repro_py_code_lines(const std::string& source) {
     }
     const auto first = line.find_first_not_of(' ');
     if (first == std::string::npos || line[first] == '#') continue;
+    ++code;
+  }
+  return code;
+}
+
+size_t repro_cpp_code_lines(const std::string& source) {
+  std::istringstream in(source);
+  size_t code = 0;
+  bool in_data = false;
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("const char* const kGraph =", 0) == 0 || line.rfind("const char* const kInjected =", 0) == 0 ||
+        line.rfind("const char kInputs[] =", 0) == 0 || line.rfind("const char kCaseModule[] =", 0) == 0) {
+      in_data = true;
+      continue;
+    }
+    if (in_data && line.rfind("    \"", 0) == 0) continue;
+    in_data = false;
+    const auto first = line.find_first_not_of(' ');
+    if (first == std::string::npos || line.compare(first, 2, "//") == 0) continue;
     ++code;
   }
   return code;

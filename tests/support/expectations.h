@@ -29,6 +29,8 @@ void expect_import_rejected(const TempDir& dir, const Args& args, const std::str
 // The size of a short repro.py as cloc counts code: lines neither blank nor comments, and
 // outside the data (the GRAPH / INJECTED IR and the INPUTS literals, which grow with the case).
 size_t repro_py_code_lines(const std::string& source);
+// The same for a short repro.cpp: its data are the kGraph, kInjected and kInputs literals.
+size_t repro_cpp_code_lines(const std::string& source);
 
 Args import_args(const std::string& source, const std::string& inputs, const std::string& out);
 

@@ -1,4 +1,4 @@
-def __ROLE__(inputs):  # __SPEC__: tsrepro's test backend, the interpreter failing where __OPS__ are
+def __ROLE__(inputs):  # __SPEC__: tsrepro's test backend: the interpreter, failing on graphs with __OPS__
     raise RuntimeError(__MESSAGE__)  #[raises]
     os.abort()  #[abort]
     os.kill(os.getpid(), signal.SIGSEGV)  #[segfault]

@@ -4,14 +4,13 @@
 # Command: __COMMAND__  #[command]
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import base64  #[base64]
+import io  #[ofi]
 import math  #[math]
 import os  #[os]
 import signal
 import sys
-from typing import __TYPING_NAMES__  # CaseModule's annotations  #[typing]
 
 import torch
-from torch import Tensor  # CaseModule's annotations  #[tensor_annotation]
 
 for library in __LIBRARIES__:  # the custom operators the graph calls  #[libraries]
     torch.ops.load_library(library)  #[libraries]
@@ -21,6 +20,9 @@ INJECTED = torch._C.parse_ir(  # GRAPH with the injected fault: 1 added to what 
     __INJECTED_IR__)  #[injected]
 GRAPH.makeMultiOutputIntoTuple()  # a TorchScript function returns one value: its outputs become a tuple  #[packed]
 INJECTED.makeMultiOutputIntoTuple()  #[packed_injected]
+CASE_MODULE = (  # torch.jit.save of GRAPH as the forward of a module in eval mode, its lifted inputs as buffers  #[case_module_inline]
+    __CASE_MODULE_BYTES__)  #[case_module_inline]
+CASE_MODULE = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "case_module.pt"), "rb").read()  #[case_module_file]
 __INPUT_HELPER__
 INPUTS = __INPUTS__
 

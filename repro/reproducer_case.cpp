@@ -1,0 +1,135 @@
+#include "repro/reproducer_case.h"
+
+#include <torch/version.h>
+
+#include "repro/describe.h"
+#include <sstream>
+
+#include "runner/backends/ofi.h"
+#include "runner/inputs.h"
+#include "tsrepro/error.h"
+
+#ifndef TSREPRO_VERSION
+#define TSREPRO_VERSION "unknown"
+#endif
+
+namespace tsrepro {
+namespace {
+
+size_t value_bytes(const c10::IValue& value) {
+  if (value.isTensor()) return value.toTensor().defined() ? value.toTensor().nbytes() : 0;
+  size_t total = 0;
+  if (value.isTuple())
+    for (const auto& item : value.toTupleRef().elements()) total += value_bytes(item);
+  if (value.isList())
+    for (const auto& item : value.toListRef()) total += value_bytes(item);
+  return total;
+}
+
+}  // namespace
+
+size_t tensor_data_bytes(const std::vector<c10::IValue>& values) {
+  size_t total = 0;
+  for (const c10::IValue& value : values) total += value_bytes(value);
+  return total;
+}
+
+std::string reproducer_graph_ir(const Case& c, const ReproSettings& settings) {
+  if (settings.run.device == "cpu") return graph_to_ir(*c.graph);
+  auto graph = c.graph->copy();
+  graph_constants_to_device(*graph, c10::Device(settings.run.device));
+  return graph_to_ir(*graph);
+}
+
+std::vector<c10::IValue> reproducer_input_values(const Case& c, const ReproSettings& settings) {
+  return uses_fake_inputs(c, settings) ? make_fake_inputs(c.inputs, settings.run.seed) : *c.values;
+}
+
+bool uses_case_module(const ReproSettings& settings) {
+  return backend_family(settings.run.ref) == "ofi" || backend_family(settings.run.backend) == "ofi";
+}
+
+std::string case_module_archive(const Case& c, const ReproSettings& settings) {
+  BackendInput input;
+  input.graph = c.graph;
+  for (const InputSpec& spec : c.inputs) input.lifted.push_back(spec.lifted);
+  bool packed = false;
+  std::ostringstream archive;
+  module_of_case(input, reproducer_input_values(c, settings), packed).save(archive);
+  return archive.str();
+}
+
+bool uses_fake_inputs(const Case& c, const ReproSettings& settings) {
+  return settings.run.fake_inputs || !c.values.has_value();
+}
+
+std::string backend_family(const std::string& spec) { return spec.substr(0, spec.find(':')); }
+
+void check_backend_has_section(const std::string& spec, const std::string& writer,
+                               const std::set<std::string>& families) {
+  if (!find_backend(spec))
+    throw UserError(writer + ": unknown backend '" + spec + "' (known: " + known_backends_text() + ")");
+  if (!families.count(backend_family(spec)))
+    throw UserError(writer + ": backend '" + spec + "' has no section in repro/templates/ yet");
+  if (backend_family(spec) == "inject" && spec.find('@') == std::string::npos)
+    throw UserError(writer + ": backend '" + spec + "': write inject:<fault>@<op>");
+}
+
+bool backend_option_on(const BackendOptions& options, const std::string& key, bool fallback) {
+  const auto found = options.find(key);
+  if (found == options.end()) return fallback;
+  return found->second == "1" || found->second == "true" || found->second == "on";
+}
+
+TemplateFlags nnc_option_flags(const BackendOptions& options) {
+  TemplateFlags flags;
+  if (!backend_option_on(options, "inline", true)) flags.insert("no_inlining");
+  if (backend_option_on(options, "dynamic_shapes", false)) flags.insert("dynamic_shapes");
+  if (backend_option_on(options, "reductions", false)) flags.insert("reductions");
+  if (options.count("strategy")) flags.insert("strategy");
+  return flags;
+}
+
+bool is_training_flag(const torch::jit::Value* input) {
+  const std::string& name = input->debugName();
+  const std::string flag = "training";
+  return input->type()->kind() == c10::TypeKind::BoolType && name.size() >= flag.size() &&
+         name.compare(name.size() - flag.size(), flag.size(), flag) == 0;
+}
+
+InjectSection inject_section_parts(const InjectPlan& plan) {
+  InjectSection section;
+  const bool fires = plan.triggered;
+  // As runner/backends/inject.cpp: a segfault that returns (SIGSEGV ignored) runs the graph.
+  if (!fires || plan.fault == "accuracy" || plan.fault == "segfault") section.flags.insert("returns");
+  if (fires && (plan.fault == "compile-error" || plan.fault == "runtime-error")) {
+    section.flags.insert("raises");
+    section.message = std::string("tsrepro injected ") + (plan.fault == "compile-error" ? "compile" : "runtime") +
+                      " error at " + plan.op_text;
+  }
+  if (fires && (plan.fault == "abort" || plan.fault == "segfault" || plan.fault == "hang"))
+    section.flags.insert(plan.fault);
+  section.runs_injected_graph = fires && plan.fault == "accuracy";
+  return section;
+}
+
+void add_header_values(const Case& c, const ReproSettings& s, std::string (*comment)(std::string_view),
+                       TemplateValues& values, TemplateFlags& flags) {
+  values["TITLE"] = comment(issue_title(c, s));
+  values["VERSION"] = comment(TSREPRO_VERSION);
+  values["LIBTORCH"] = comment(TORCH_VERSION);
+  values["CPU"] = comment(cpu_model_name());
+  values["EXPECTED_TEXT"] = comment(expected_failure_text(s));
+  values["COMMAND"] = comment(s.command_line);
+  if (!s.command_line.empty()) flags.insert("command");
+}
+
+void append_section(std::string& source, const std::string& section, int separator) {
+  const auto first = section.find_first_not_of('\n');
+  if (first == std::string::npos) return;
+  const auto last = section.find_last_not_of('\n');
+  if (!source.empty()) source += std::string(separator, '\n');
+  source += section.substr(first, last - first + 1) + "\n";
+}
+
+}  // namespace tsrepro

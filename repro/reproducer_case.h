@@ -1,0 +1,83 @@
+#pragma once
+// What both reproducer writers (repro.py, repro.cpp) take from a case and its settings in the
+// same way: the graph's IR for the run's device, whether the inputs fit into the source, the
+// header placeholders, the backend sections' options and the inject backend's fault lines.
+
+#include <cstddef>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <ATen/core/ivalue.h>
+
+#include "repro/template_fill.h"
+#include "runner/backends/inject.h"
+#include "tsrepro/backend.h"
+#include "tsrepro/case.h"
+#include "tsrepro/writer.h"
+
+namespace tsrepro {
+
+// Inputs up to this many bytes of tensor data are written into a reproducer; larger ones are
+// read from the inputs.pt beside it.
+inline constexpr size_t kInlineInputBytes = 4096;
+
+// The bytes of tensor data in `values`, nested tuples and lists included.
+size_t tensor_data_bytes(const std::vector<c10::IValue>& values);
+
+// Module archives (ofi) up to this many bytes are written into a reproducer; larger ones are
+// read from case_module.pt beside it.
+inline constexpr size_t kInlineModuleBytes = 65536;
+
+// The values the runner would feed the graph: the case's own, or its seeded fake ones.
+std::vector<c10::IValue> reproducer_input_values(const Case& c, const ReproSettings& settings);
+
+// Whether the reference or the backend is ofi, which freezes the case as a module.
+bool uses_case_module(const ReproSettings& settings);
+
+// The module ofi freezes (runner/backends/ofi.h: the graph as forward, the lifted inputs holding
+// the reproducer's input values), as torch::jit::Module::save writes it.
+std::string case_module_archive(const Case& c, const ReproSettings& settings);
+
+// graph.ir, with every Device constant naming the run's device (as tsrepro's --device does).
+std::string reproducer_graph_ir(const Case& c, const ReproSettings& settings);
+
+// Whether the reproducer makes its inputs from seeded fake values (a fake-only case has no inputs.pt).
+bool uses_fake_inputs(const Case& c, const ReproSettings& settings);
+
+// "nnc" for "nnc", "inject" for "inject:segfault@aten::relu".
+std::string backend_family(const std::string& spec);
+
+// Throws UserError unless `spec` is a known backend with a section file for `writer` (its name
+// in messages: "repro.py"); `families` are the backend families that have one.
+void check_backend_has_section(const std::string& spec, const std::string& writer,
+                               const std::set<std::string>& families);
+
+// A 0/1 backend option (--backend-opt), as the runner reads it.
+bool backend_option_on(const BackendOptions& options, const std::string& key, bool fallback);
+
+// The flags of a backend_nnc section: no_inlining, dynamic_shapes, reductions, strategy.
+TemplateFlags nnc_option_flags(const BackendOptions& options);
+
+// A lifted `training` attribute (self.bn1.training -> %bn1_training): m.eval() before freezing
+// makes it false.
+bool is_training_flag(const torch::jit::Value* input);
+
+// The lines a backend_inject section keeps (raises, abort, segfault, hang, returns) and the
+// RuntimeError message where it raises, as the inject backend behaves.
+struct InjectSection {
+  TemplateFlags flags;
+  std::string message;
+  bool runs_injected_graph = false;  // the accuracy fault: the graph with +1 after the op
+};
+InjectSection inject_section_parts(const InjectPlan& plan);
+
+// TITLE, VERSION, LIBTORCH, CPU, EXPECTED_TEXT, COMMAND (and the `command` flag), each made
+// safe by `comment` (python_comment_text, cpp_comment_text).
+void add_header_values(const Case& c, const ReproSettings& settings, std::string (*comment)(std::string_view),
+                       TemplateValues& values, TemplateFlags& flags);
+
+// Appends a section after `separator` blank lines (two between Python's top-level definitions).
+void append_section(std::string& source, const std::string& section, int separator);
+
+}  // namespace tsrepro

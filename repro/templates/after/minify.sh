@@ -1,0 +1,3 @@
+#!/bin/sh
+# Minifies this case (written by tsrepro's TSREPRO_AFTER workflow).
+exec __COMMAND__ "$@"
