@@ -259,6 +259,25 @@ TEST(ReproPySource, RefusesBackendsWithoutAPythonVersion) {
   EXPECT_THROW(repro_py_source(c, settings_for("inject:segfault", "crash")), UserError);
 }
 
+// The generated scripts are clean Python: no unused import, no undefined name (pyflakes3).
+TEST(ReproPySource, GeneratedScriptsPassPyflakes) {
+  if (run_shell("pyflakes3 --version").exit_code != 0) GTEST_SKIP() << "no pyflakes3 (scripts/bootstrap.sh installs it)";
+  testing::TempDir dir;
+  Case c = example_case("multi_output_scripted");
+  std::vector<ReproSettings> all = {settings_for("nnc", "accuracy"), settings_for("ofi", "exception"),
+                                    settings_for("inject:segfault@aten::add", "crash"),
+                                    settings_for("inject:accuracy@aten::add", "accuracy")};
+  all.push_back(settings_for("jit", "accuracy"));
+  all.back().run.backward = true;
+  all.push_back(settings_for("jit", "accuracy"));
+  all.back().run.fake_inputs = true;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const std::string script = write_repro(c, all[i], dir / ("case" + std::to_string(i)));
+    const ShellResult r = run_shell("pyflakes3 " + shell_quoted(script));
+    EXPECT_EQ(r.exit_code, 0) << all[i].run.backend << "\n" << r.output;
+  }
+}
+
 // ---- Running repro.py ----------------------------------------------------------------------------
 
 struct InjectedFault {
