@@ -261,7 +261,8 @@ TEST(ReproPySource, RefusesBackendsWithoutAPythonVersion) {
 
 // The generated scripts are clean Python: no unused import, no undefined name (pyflakes3).
 TEST(ReproPySource, GeneratedScriptsPassPyflakes) {
-  if (run_shell("pyflakes3 --version").exit_code != 0) GTEST_SKIP() << "no pyflakes3 (scripts/bootstrap.sh installs it)";
+  if (run_shell("pyflakes3 --version").exit_code != 0)
+    GTEST_SKIP() << "no pyflakes3 (scripts/bootstrap.sh installs it)";
   testing::TempDir dir;
   Case c = example_case("multi_output_scripted");
   std::vector<ReproSettings> all = {settings_for("nnc", "accuracy"), settings_for("ofi", "exception"),
