@@ -6,6 +6,7 @@
 #include <torch/script.h>
 
 #include "minifier/oracle.h"
+#include "minifier/tensor_memo.h"
 
 namespace tsrepro {
 namespace {
@@ -23,13 +24,25 @@ void hash_bytes(uint64_t& h, const void* data, size_t size) {
   }
 }
 
+// A tensor's content hash: dtype, sizes, strides and every byte. Computed once per tensor
+// (tensor_memo.h): candidates share their unchanged inputs.
+uint64_t tensor_hash(const at::Tensor& tensor) {
+  static TensorMemo<uint64_t> memo;
+  if (auto known = memo.find(tensor)) return *known;
+  uint64_t h = 1469598103934665603ull;
+  const at::Tensor t = tensor.detach().to(at::kCPU).contiguous();
+  const std::string layout =
+      std::string(c10::toString(t.scalar_type())) + c10::str(t.sizes()) + c10::str(tensor.strides());
+  hash_bytes(h, layout.data(), layout.size());
+  hash_bytes(h, t.data_ptr(), t.numel() * t.element_size());
+  memo.put(tensor, h);
+  return h;
+}
+
 void hash_value(uint64_t& h, const c10::IValue& v) {
-  if (v.isTensor()) {
-    at::Tensor t = v.toTensor().detach().to(at::kCPU).contiguous();
-    const std::string layout =
-        std::string(c10::toString(t.scalar_type())) + c10::str(t.sizes()) + c10::str(v.toTensor().strides());
-    hash_bytes(h, layout.data(), layout.size());
-    hash_bytes(h, t.data_ptr(), t.numel() * t.element_size());
+  if (v.isTensor() && v.toTensor().defined()) {
+    const uint64_t content = tensor_hash(v.toTensor());
+    hash_bytes(h, &content, sizeof content);
   } else {
     std::ostringstream text;
     text << v.tagKind() << ":" << v;

@@ -20,10 +20,28 @@ namespace fs = std::filesystem;
 namespace tsrepro {
 namespace {
 
-void write_values(const std::vector<c10::IValue>& values, const std::string& path) {
-  std::vector<char> bytes = torch::jit::pickle_save(c10::ivalue::Tuple::create(values));
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+std::vector<char> pickled(const c10::IValue& value) {
+  return torch::jit::pickle_save(c10::ivalue::Tuple::create(std::vector<c10::IValue>{value}));
+}
+
+// Written under a temporary name and renamed: a slot running in parallel never reads half a file.
+void write_file(const std::string& path, const std::vector<char>& bytes) {
+  const std::string temporary = path + ".tmp-" + std::to_string(reinterpret_cast<uintptr_t>(&bytes));
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  }
+  fs::rename(temporary, path);
+}
+
+// FNV-1a of the pickled bytes: names a small non-tensor value's file by its content.
+uint64_t content_hash(const std::vector<char>& bytes) {
+  uint64_t h = 1469598103934665603ull;
+  for (char byte : bytes) {
+    h ^= static_cast<unsigned char>(byte);
+    h *= 1099511628211ull;
+  }
+  return h;
 }
 
 }  // namespace
@@ -59,16 +77,30 @@ bool WorkerInterest::judged_interesting(const Verdict& v) const {
   return false;
 }
 
+// A tensor is written once, the first time a candidate uses it (tensor_memo.h); other values
+// (ints, lists, ...) are small and named by a hash of their bytes.
+std::string WorkerInterest::value_file(const c10::IValue& value) {
+  const bool tensor = value.isTensor() && value.toTensor().defined();
+  if (tensor) {
+    if (auto known = tensor_files_.find(value.toTensor())) return *known;
+  }
+  const std::vector<char> bytes = pickled(value);
+  const std::string path =
+      scratch_dir_ +
+      (tensor ? "/tensor-" + std::to_string(next_serial()) : "/value-" + std::to_string(content_hash(bytes))) + ".pt";
+  if (tensor || !fs::exists(path)) write_file(path, bytes);
+  if (tensor) tensor_files_.put(value.toTensor(), path);
+  return path;
+}
+
 Verdict WorkerInterest::run_in_worker(const Case& candidate, size_t slot) {
   EvalRequest request;
   request.graph_ir = graph_to_ir(*candidate.graph);
   request.specs = candidate.inputs;
-  request.inputs_path = scratch_dir_ + "/inputs-" + std::to_string(next_serial()) + ".pt";
+  for (const c10::IValue& value : *candidate.values) request.input_files.push_back(value_file(value));
   request.run = options_.run;
   request.run.fake_inputs = false;  // the minifier works on concrete values from the start
-  write_values(*candidate.values, request.inputs_path);
   Verdict verdict = runners_[slot]->evaluate(request);
-  fs::remove(request.inputs_path);
   spdlog::debug("candidate: {} {}", status_name(verdict.status), verdict.signature);
   return verdict;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "minifier/tensor_memo.h"
 #include "runner/worker_client.h"
 #include "tsrepro/minify.h"
 
@@ -34,13 +35,16 @@ class WorkerInterest : public InterestTest {
   Verdict run_in_worker(const Case& candidate, size_t slot);
   bool run_test_command(const Case& candidate);
   size_t next_serial();
+  // The content-addressed file (EvalRequest::input_files) that holds `value`, written if new.
+  std::string value_file(const c10::IValue& value);
 
   MinifyOptions options_;
   ExpectedFailure expected_;
   std::optional<std::regex> check_regex_;
   std::vector<std::unique_ptr<RunnerProcess>> runners_;
   std::string scratch_dir_;
-  std::atomic<size_t> serial_{0};  // names each candidate's scratch files; slots run in threads
+  std::atomic<size_t> serial_{0};         // names each candidate's scratch files; slots run in threads
+  TensorMemo<std::string> tensor_files_;  // the file each tensor was written to
 };
 
 }  // namespace tsrepro

@@ -3,8 +3,11 @@
 #include <chrono>
 #include <cxxabi.h>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <regex>
 
+#include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/script.h>
 
 #include "runner/evaluate.h"
@@ -14,6 +17,17 @@ using nlohmann::json;
 
 namespace tsrepro {
 namespace {
+
+// One value written by torch::pickle_save as a 1-tuple (EvalRequest::input_files).
+c10::IValue read_pickled_value(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.good() && !in.eof()) throw UserError(path + ": cannot read");
+  const c10::IValue stored = torch::jit::pickle_load(bytes);
+  if (!stored.isTuple() || stored.toTupleRef().elements().size() != 1)
+    throw UserError(path + ": expected one pickled value");
+  return stored.toTupleRef().elements()[0];
+}
 
 struct ExceptionInfo {
   std::string type;
@@ -218,11 +232,9 @@ Verdict verdict_for_current_exception(const std::string& phase) { return excepti
 json request_to_json(const EvalRequest& r) {
   json specs = json::array();
   for (const InputSpec& s : r.specs) specs.push_back(spec_to_json(s));
-  return {{"graph_ir", r.graph_ir},
-          {"specs", specs},
-          {"inputs_path", r.inputs_path},
-          {"run", run_spec_to_json(r.run)},
-          {"explain", r.explain}};
+  return {{"graph_ir", r.graph_ir},         {"specs", specs},
+          {"inputs_path", r.inputs_path},   {"input_files", r.input_files},
+          {"run", run_spec_to_json(r.run)}, {"explain", r.explain}};
 }
 
 EvalRequest request_from_json(const json& j) {
@@ -230,12 +242,26 @@ EvalRequest request_from_json(const json& j) {
   r.graph_ir = j.at("graph_ir").get<std::string>();
   for (const json& s : j.at("specs")) r.specs.push_back(spec_from_json(s, "request"));
   r.inputs_path = j.value("inputs_path", "");
+  r.input_files = j.value("input_files", std::vector<std::string>{});
   r.run = run_spec_from_json(j.at("run"));
   r.explain = j.value("explain", false);
   return r;
 }
 
 std::vector<c10::IValue> Evaluator::load_inputs(const EvalRequest& request) {
+  if (!request.input_files.empty() && !request.run.fake_inputs) {
+    // Content-addressed files: read the new ones; keep exactly the ones this request uses.
+    std::map<std::string, c10::IValue> kept;
+    std::vector<c10::IValue> values;
+    for (const std::string& file : request.input_files) {
+      auto known = values_by_file_.find(file);
+      c10::IValue value = known != values_by_file_.end() ? known->second : read_pickled_value(file);
+      kept.emplace(file, value);
+      values.push_back(std::move(value));
+    }
+    values_by_file_ = std::move(kept);
+    return values;
+  }
   if (request.inputs_path.empty() || request.run.fake_inputs) return make_fake_inputs(request.specs, request.run.seed);
   namespace fs = std::filesystem;
   std::error_code ec;

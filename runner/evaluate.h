@@ -23,6 +23,9 @@ struct EvalRequest {
   std::string graph_ir;
   std::vector<InputSpec> specs;
   std::string inputs_path;  // inputs.pt with real values; empty (or run.fake_inputs): fake ones
+  // Or one file per graph input (torch::pickle_save of a 1-tuple), content-addressed: a file's
+  // contents never change, so a worker reads each once and keeps it while requests use it.
+  std::vector<std::string> input_files;
   RunSpec run;
   bool explain = false;  // return the graph the backend executed
 };
@@ -46,6 +49,7 @@ class Evaluator {
  private:
   std::vector<c10::IValue> load_inputs(const EvalRequest& request);
   std::map<std::string, std::vector<c10::IValue>> inputs_by_path_;  // a worker reads each file once
+  std::map<std::string, c10::IValue> values_by_file_;               // input_files of the last request
 };
 
 }  // namespace tsrepro
