@@ -5,6 +5,7 @@
 
 #include <torch/script.h>
 
+#include "minifier/content_hash.h"
 #include "minifier/oracle.h"
 #include "minifier/tensor_memo.h"
 
@@ -15,21 +16,14 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-// FNV-1a: stable, and good enough to tell candidates apart.
-void hash_bytes(uint64_t& h, const void* data, size_t size) {
-  const auto* bytes = static_cast<const unsigned char*>(data);
-  for (size_t i = 0; i < size; ++i) {
-    h ^= bytes[i];
-    h *= 1099511628211ull;
-  }
-}
+void hash_bytes(uint64_t& h, const void* data, size_t size) { content_hash_update(h, data, size); }
 
 // A tensor's content hash: dtype, sizes, strides and every byte. Computed once per tensor
 // (tensor_memo.h): candidates share their unchanged inputs.
 uint64_t tensor_hash(const at::Tensor& tensor) {
   static TensorMemo<uint64_t> memo;
   if (auto known = memo.find(tensor)) return *known;
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = kContentHashSeed;
   const at::Tensor t = tensor.detach().to(at::kCPU).contiguous();
   const std::string layout =
       std::string(c10::toString(t.scalar_type())) + c10::str(t.sizes()) + c10::str(tensor.strides());
@@ -52,7 +46,7 @@ void hash_value(uint64_t& h, const c10::IValue& v) {
 }
 
 std::string cache_key(const Case& candidate) {
-  uint64_t h = 1469598103934665603ull;
+  uint64_t h = kContentHashSeed;
   const std::string ir = graph_to_ir(*candidate.graph);
   hash_bytes(h, ir.data(), ir.size());
   for (const c10::IValue& v : *candidate.values) hash_value(h, v);

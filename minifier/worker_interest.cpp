@@ -10,6 +10,7 @@
 #include <torch/script.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
+#include "minifier/content_hash.h"
 #include "minifier/worker_interest.h"
 #include "runner/file_util.h"
 #include "tsrepro/error.h"
@@ -34,13 +35,10 @@ void write_file(const std::string& path, const std::vector<char>& bytes) {
   fs::rename(temporary, path);
 }
 
-// FNV-1a of the pickled bytes: names a small non-tensor value's file by its content.
+// Names a small non-tensor value's file by its pickled bytes.
 uint64_t content_hash(const std::vector<char>& bytes) {
-  uint64_t h = 1469598103934665603ull;
-  for (char byte : bytes) {
-    h ^= static_cast<unsigned char>(byte);
-    h *= 1099511628211ull;
-  }
+  uint64_t h = kContentHashSeed;
+  content_hash_update(h, bytes.data(), bytes.size());
   return h;
 }
 
