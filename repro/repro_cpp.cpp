@@ -9,7 +9,6 @@
 // runner/compare.cpp themselves, embedded by the build. Everything that comes from the case goes
 // through repro/cpp_literal.h: nothing in a graph or a command line can become code.
 
-#include <cmath>
 #include <set>
 #include <string>
 #include <vector>
@@ -44,9 +43,7 @@ std::string nnc_section(const std::string& role, const BackendOptions& options, 
   if (flags.count("no_inlining") || flags.count("dynamic_shapes") || flags.count("reductions"))
     program_flags.insert("nnc_options");
   if (flags.count("strategy")) program_flags.insert("strategy");
-  const auto strategy = options.find("strategy");
-  const bool dynamic = strategy != options.end() && strategy->second == "dynamic";
-  return fill_template(templates::repro_cpp_backend_nnc, {{"ROLE", role}, {"STRATEGY", dynamic ? "DYNAMIC" : "STATIC"}},
+  return fill_template(templates::repro_cpp_backend_nnc, {{"ROLE", role}, {"STRATEGY", nnc_fusion_strategy(options)}},
                        flags);
 }
 
@@ -110,13 +107,17 @@ std::string compare_header() {
 }  // namespace
 
 std::string repro_cpp_source(const Case& c, const ReproSettings& s) {
+  return repro_cpp_source(c, s, case_module_archive(c, s));
+}
+
+std::string repro_cpp_source(const Case& c, const ReproSettings& s, const std::optional<std::string>& case_module) {
   // A backend needs a section file (repro/templates/repro_cpp/backend_<name>.cpp.in) to get a repro.cpp.
   static const std::set<std::string> kWithCppSection = {"eager", "jit", "nnc", "ofi", "inject"};
   check_backend_has_section(s.run.ref, "repro.cpp", kWithCppSection);
   check_backend_has_section(s.run.backend, "repro.cpp", kWithCppSection);
   TemplateFlags flags;
   TemplateValues values;
-  add_header_values(c, s, cpp_comment_text, values, flags);
+  add_common_values(c, s, cpp_comment_text, cpp_string_literal, values, flags);
   if (s.run.backward) flags.insert("backward");
 
   std::string libraries;
@@ -133,11 +134,10 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s) {
     values["FIRST_OP"] = cpp_comment_text(plan->op_text.substr(0, plan->op_text.find('+')));
   }
   const std::vector<c10::IValue> inputs = reproducer_input_values(c, s);
-  if (uses_case_module(s)) {
-    const std::string archive = case_module_archive(c, s);
-    const bool inline_module = archive.size() <= kInlineModuleBytes;
+  if (case_module) {
+    const bool inline_module = case_module->size() <= kInlineModuleBytes;
     flags.insert(inline_module ? "case_module_inline" : "case_module_file");
-    if (inline_module) values["CASE_MODULE_BYTES"] = cpp_string_lines(archive, "    ");
+    if (inline_module) values["CASE_MODULE_BYTES"] = cpp_string_lines(*case_module, "    ");
     if (!inline_module) flags.insert("files");
   }
   if (!uses_fake_inputs(c, s) && tensor_data_bytes(inputs) > kInlineInputBytes) {
@@ -147,11 +147,6 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s) {
     flags.insert("inline_inputs");
     values["INPUT_BYTES"] = cpp_string_lines(pickled(inputs), "    ");
   }
-  values["DEVICE"] = cpp_string_literal(s.run.device);
-  if (s.run.device != "cpu") flags.insert("cuda");
-  values["TIMEOUT_S"] = std::to_string(static_cast<int64_t>(std::ceil(s.run.timeout_seconds)));
-  values["EXIT_ON_EXCEPTION"] = s.expected_kind == "exception" ? "1" : "0";
-  values["EXPECTED"] = cpp_string_literal(s.expected_kind);
 
   std::string sections;
   const std::set<std::string> families = {backend_family(s.run.ref), backend_family(s.run.backend)};
@@ -183,14 +178,12 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s) {
 std::string repro_cmake_source() { return templates::repro_cpp_cmake_lists; }
 
 std::map<std::string, std::string> reproducer_files(const Case& c, const ReproSettings& settings) {
-  std::map<std::string, std::string> files = {{"repro.py", repro_py_source(c, settings)},
-                                              {"repro.cpp", repro_cpp_source(c, settings)},
+  const std::optional<std::string> case_module = case_module_archive(c, settings);
+  std::map<std::string, std::string> files = {{"repro.py", repro_py_source(c, settings, case_module)},
+                                              {"repro.cpp", repro_cpp_source(c, settings, case_module)},
                                               {"CMakeLists.txt", repro_cmake_source()}};
   if (settings.expected_kind == "accuracy") files["tsrepro_compare.h"] = compare_header();
-  if (uses_case_module(settings)) {
-    std::string archive = case_module_archive(c, settings);
-    if (archive.size() > kInlineModuleBytes) files["case_module.pt"] = std::move(archive);
-  }
+  if (case_module && case_module->size() > kInlineModuleBytes) files["case_module.pt"] = *case_module;
   return files;
 }
 

@@ -10,7 +10,6 @@
 
 #include <cmath>
 #include <set>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -100,10 +99,8 @@ std::optional<std::string> inline_inputs_expression(const Case& c) {
 // ---- Backend sections ---------------------------------------------------------------------------
 
 std::string nnc_section(const std::string& role, const BackendOptions& options) {
-  const auto strategy = options.find("strategy");
-  const bool dynamic = strategy != options.end() && strategy->second == "dynamic";
   return fill_template(templates::repro_py_backend_nnc,
-                       {{"ROLE", role}, {"STRATEGY", dynamic ? "\"DYNAMIC\"" : "\"STATIC\""}},
+                       {{"ROLE", role}, {"STRATEGY", python_string_literal(nnc_fusion_strategy(options))}},
                        nnc_option_flags(options));
 }
 
@@ -155,13 +152,17 @@ std::string gradient_inputs(const Case& c) {
 }  // namespace
 
 std::string repro_py_source(const Case& c, const ReproSettings& s) {
+  return repro_py_source(c, s, case_module_archive(c, s));
+}
+
+std::string repro_py_source(const Case& c, const ReproSettings& s, const std::optional<std::string>& case_module) {
   // A backend needs a section file (repro/templates/repro_py/backend_<name>.py) to get a repro.py.
   static const std::set<std::string> kWithPythonSection = {"eager", "jit", "nnc", "ofi", "inject"};
   check_backend_has_section(s.run.ref, "repro.py", kWithPythonSection);
   check_backend_has_section(s.run.backend, "repro.py", kWithPythonSection);
   TemplateFlags flags;
   TemplateValues values;
-  add_header_values(c, s, python_comment_text, values, flags);
+  add_common_values(c, s, python_comment_text, python_string_literal, values, flags);
 
   // The case.
   std::vector<std::string> libraries;
@@ -191,20 +192,14 @@ std::string repro_py_source(const Case& c, const ReproSettings& s) {
   values["INPUT_HELPER"] = input_helper.empty() ? "" : "\n\n" + input_helper + "\n";
   if (c.graph->outputs().size() != 1) flags.insert(flags.count("injected") ? "packed_injected" : "packed");
   if (flags.count("packed_injected")) flags.insert("packed");
-  values["EXPECTED"] = python_string_literal(s.expected_kind);
-  values["EXIT_ON_EXCEPTION"] = s.expected_kind == "exception" ? "1" : "0";
-  values["DEVICE"] = python_string_literal(s.run.device);
-  values["TIMEOUT_S"] = std::to_string(static_cast<int64_t>(std::ceil(s.run.timeout_seconds)));
-  if (s.run.device != "cpu") flags.insert("cuda");
 
   // Sections: the reference, the backend, the comparison.
   std::string sections;
-  if (uses_case_module(s)) {
+  if (case_module) {
     flags.insert("ofi");
-    const std::string archive = case_module_archive(c, s);
-    const bool inline_module = archive.size() <= kInlineModuleBytes;
+    const bool inline_module = case_module->size() <= kInlineModuleBytes;
     flags.insert(inline_module ? "case_module_inline" : "case_module_file");
-    if (inline_module) values["CASE_MODULE_BYTES"] = python_bytes_lines(archive, "    ");
+    if (inline_module) values["CASE_MODULE_BYTES"] = python_bytes_lines(*case_module, "    ");
     if (!inline_module) flags.insert("os");
   }
   append_section(sections, backend_section(c, s.run.ref, {}, "reference", std::nullopt), 2);

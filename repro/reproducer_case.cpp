@@ -3,6 +3,7 @@
 #include <torch/version.h>
 
 #include "repro/describe.h"
+#include <cmath>
 #include <sstream>
 
 #include "runner/backends/ofi.h"
@@ -45,11 +46,8 @@ std::vector<c10::IValue> reproducer_input_values(const Case& c, const ReproSetti
   return uses_fake_inputs(c, settings) ? make_fake_inputs(c.inputs, settings.run.seed) : *c.values;
 }
 
-bool uses_case_module(const ReproSettings& settings) {
-  return backend_family(settings.run.ref) == "ofi" || backend_family(settings.run.backend) == "ofi";
-}
-
-std::string case_module_archive(const Case& c, const ReproSettings& settings) {
+std::optional<std::string> case_module_archive(const Case& c, const ReproSettings& settings) {
+  if (backend_family(settings.run.ref) != "ofi" && backend_family(settings.run.backend) != "ofi") return std::nullopt;
   BackendInput input;
   input.graph = c.graph;
   for (const InputSpec& spec : c.inputs) input.lifted.push_back(spec.lifted);
@@ -90,6 +88,11 @@ TemplateFlags nnc_option_flags(const BackendOptions& options) {
   return flags;
 }
 
+std::string nnc_fusion_strategy(const BackendOptions& options) {
+  const auto strategy = options.find("strategy");
+  return strategy != options.end() && strategy->second == "dynamic" ? "DYNAMIC" : "STATIC";
+}
+
 bool is_training_flag(const torch::jit::Value* input) {
   const std::string& name = input->debugName();
   const std::string flag = "training";
@@ -113,8 +116,8 @@ InjectSection inject_section_parts(const InjectPlan& plan) {
   return section;
 }
 
-void add_header_values(const Case& c, const ReproSettings& s, std::string (*comment)(std::string_view),
-                       TemplateValues& values, TemplateFlags& flags) {
+void add_common_values(const Case& c, const ReproSettings& s, std::string (*comment)(std::string_view),
+                       std::string (*literal)(std::string_view), TemplateValues& values, TemplateFlags& flags) {
   values["TITLE"] = comment(issue_title(c, s));
   values["VERSION"] = comment(TSREPRO_VERSION);
   values["LIBTORCH"] = comment(TORCH_VERSION);
@@ -122,6 +125,11 @@ void add_header_values(const Case& c, const ReproSettings& s, std::string (*comm
   values["EXPECTED_TEXT"] = comment(expected_failure_text(s));
   values["COMMAND"] = comment(s.command_line);
   if (!s.command_line.empty()) flags.insert("command");
+  values["EXPECTED"] = literal(s.expected_kind);
+  values["EXIT_ON_EXCEPTION"] = s.expected_kind == "exception" ? "1" : "0";
+  values["DEVICE"] = literal(s.run.device);
+  if (s.run.device != "cpu") flags.insert("cuda");
+  values["TIMEOUT_S"] = std::to_string(static_cast<int64_t>(std::ceil(s.run.timeout_seconds)));
 }
 
 void append_section(std::string& source, const std::string& section, int separator) {

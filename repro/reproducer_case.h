@@ -4,6 +4,7 @@
 // header placeholders, the backend sections' options and the inject backend's fault lines.
 
 #include <cstddef>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,12 +33,17 @@ inline constexpr size_t kInlineModuleBytes = 65536;
 // The values the runner would feed the graph: the case's own, or its seeded fake ones.
 std::vector<c10::IValue> reproducer_input_values(const Case& c, const ReproSettings& settings);
 
-// Whether the reference or the backend is ofi, which freezes the case as a module.
-bool uses_case_module(const ReproSettings& settings);
+// Where the reference or the backend is ofi: the module it freezes (runner/backends/ofi.h: the
+// graph as forward, the lifted inputs holding the reproducer's input values), as
+// torch::jit::Module::save writes it. nullopt where no ofi runs. Made once per case: it holds the
+// parameters, so reproducer_files passes it to both writers.
+std::optional<std::string> case_module_archive(const Case& c, const ReproSettings& settings);
 
-// The module ofi freezes (runner/backends/ofi.h: the graph as forward, the lifted inputs holding
-// the reproducer's input values), as torch::jit::Module::save writes it.
-std::string case_module_archive(const Case& c, const ReproSettings& settings);
+// The writers of writer.h with the case module already made (they make it themselves otherwise).
+std::string repro_py_source(const Case& c, const ReproSettings& settings,
+                            const std::optional<std::string>& case_module);
+std::string repro_cpp_source(const Case& c, const ReproSettings& settings,
+                             const std::optional<std::string>& case_module);
 
 // graph.ir, with every Device constant naming the run's device (as tsrepro's --device does).
 std::string reproducer_graph_ir(const Case& c, const ReproSettings& settings);
@@ -56,8 +62,10 @@ void check_backend_has_section(const std::string& spec, const std::string& write
 // A 0/1 backend option (--backend-opt), as the runner reads it.
 bool backend_option_on(const BackendOptions& options, const std::string& key, bool fallback);
 
-// The flags of a backend_nnc section: no_inlining, dynamic_shapes, reductions, strategy.
+// The flags of a backend_nnc section: no_inlining, dynamic_shapes, reductions, strategy; and the
+// fusion strategy it sets where `strategy` is one: "DYNAMIC" or "STATIC".
 TemplateFlags nnc_option_flags(const BackendOptions& options);
+std::string nnc_fusion_strategy(const BackendOptions& options);
 
 // A lifted `training` attribute (self.bn1.training -> %bn1_training): m.eval() before freezing
 // makes it false.
@@ -72,10 +80,11 @@ struct InjectSection {
 };
 InjectSection inject_section_parts(const InjectPlan& plan);
 
-// TITLE, VERSION, LIBTORCH, CPU, EXPECTED_TEXT, COMMAND (and the `command` flag), each made
-// safe by `comment` (python_comment_text, cpp_comment_text).
-void add_header_values(const Case& c, const ReproSettings& settings, std::string (*comment)(std::string_view),
-                       TemplateValues& values, TemplateFlags& flags);
+// The placeholders both reproducers fill the same way: the header's TITLE, VERSION, LIBTORCH, CPU,
+// EXPECTED_TEXT, COMMAND (made safe by `comment`) and the run's EXPECTED, EXIT_ON_EXCEPTION,
+// DEVICE (string literals made by `literal`) and TIMEOUT_S; flags `command` and `cuda`.
+void add_common_values(const Case& c, const ReproSettings& settings, std::string (*comment)(std::string_view),
+                       std::string (*literal)(std::string_view), TemplateValues& values, TemplateFlags& flags);
 
 // Appends a section after `separator` blank lines (two between Python's top-level definitions).
 void append_section(std::string& source, const std::string& section, int separator);
