@@ -64,13 +64,25 @@ std::string seconds_text(double seconds) {
 // step and, on a terminal, a live line that the next output overwrites.
 class ConsoleObserver : public MinifyObserver {
  public:
-  ConsoleObserver(const CheckpointWriter& writer, std::ostream& steps, EarlierProgress earlier, bool resumed)
-      : writer_(writer), steps_(steps), earlier_(earlier), resumed_(resumed), live_(::isatty(STDERR_FILENO)) {}
+  // `loaded`: the case the minify starts from, read from `case_dir`.
+  ConsoleObserver(const CheckpointWriter& writer, std::ostream& steps, EarlierProgress earlier, bool resumed,
+                  const Case& loaded, std::string case_dir)
+      : writer_(writer),
+        steps_(steps),
+        earlier_(earlier),
+        resumed_(resumed),
+        live_(::isatty(STDERR_FILENO)),
+        loaded_(loaded),
+        case_dir_(std::move(case_dir)) {}
 
   void on_start(const Case& state, const Verdict& original) override {
     if (earlier_.original_nodes == 0) earlier_.original_nodes = count_compute_nodes(*state.graph);
-    // A resumed run starts from a checkpoint that is already on disk.
-    if (!resumed_) writer_.write_checkpoint(stamped(state, earlier_, {}));
+    // A resumed run starts from a checkpoint that is already on disk. The first checkpoint of a
+    // real model holds all its parameters again: where the starting values are the loaded
+    // case's own, its inputs.pt is linked instead of written (a model's worth of writes saved).
+    if (!resumed_)
+      writer_.write_checkpoint(stamped(state, earlier_, {}),
+                               same_values(state, loaded_) ? case_dir_ + "/inputs.pt" : std::string());
     clear_live_line();
     steps_ << "start: " << count_compute_nodes(*state.graph) << " compute nodes, failure "
            << (state.expected ? state.expected->kind + ": " + state.expected->signature
@@ -106,12 +118,22 @@ class ConsoleObserver : public MinifyObserver {
   const EarlierProgress& earlier() const { return earlier_; }
 
  private:
+  // The same values (tensors by identity: the very ones loaded), in the same order.
+  static bool same_values(const Case& a, const Case& b) {
+    if (!a.values || !b.values || a.values->size() != b.values->size()) return false;
+    for (size_t i = 0; i < a.values->size(); ++i)
+      if (!(*a.values)[i].isSameIdentity((*b.values)[i])) return false;
+    return true;
+  }
+
   const CheckpointWriter& writer_;
   std::ostream& steps_;
   EarlierProgress earlier_;
   bool resumed_;
   bool live_;
   bool line_shown_ = false;
+  const Case& loaded_;
+  std::string case_dir_;
 };
 
 // The flags as the engine's options, validated (UserError before any work).
@@ -175,6 +197,7 @@ nlohmann::json summary_json(const MinifyResult& r, const EarlierProgress& earlie
           {"cache_hits", earlier.cache_hits + r.stats.cache_hits},
           {"seconds", earlier.seconds + r.stats.seconds},
           {"query_ms_median", r.stats.query_ms_median},
+          {"query_overhead_ms_median", r.stats.query_overhead_ms_median},
           {"peak_rss_mib", own_peak_rss_mib()},
           {"kind", f.kind},
           {"signature", f.signature},
@@ -239,8 +262,10 @@ int minify_command(const MinifyCliOptions& o) {
     options.known_failure = failure_without_sanity_run(original, o, options);
   }
 
+  if (start.values) options.inputs_file = (checkpoint ? *checkpoint : o.case_dir) + "/inputs.pt";
   CheckpointWriter writer(out_dir, repro_settings_for(options, o.command_line));
-  ConsoleObserver observer(writer, o.json ? std::cerr : std::cout, earlier, checkpoint.has_value());
+  ConsoleObserver observer(writer, o.json ? std::cerr : std::cout, earlier, checkpoint.has_value(), original,
+                           o.case_dir);
   MinifyResult result;
   try {
     result = minify(start, options, observer);

@@ -201,6 +201,7 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
   const OffloadDirectory offload(options.offload);
   Oracle oracle(interest, observer);
   MinifyResult result;
+  if (!options.inputs_file.empty() && original.values) interest.values_read_from(options.inputs_file, *original.values);
   Case state = initial_state(original, options);
   result.original_nodes = count_compute_nodes(*original.graph);
   if (options.known_failure) {

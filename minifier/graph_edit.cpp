@@ -140,12 +140,43 @@ std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>&
   return cut;
 }
 
-std::optional<Case> truncated_after(const Case& state, size_t index) {
+namespace {
+
+// The prefix's outputs: `last`'s own, then every tensor a node before it hands to a later node
+// (or to the graph's outputs). With all of them as outputs the prefix keeps every node it holds,
+// so "the prefix up to k fails" can only go from false to true as k grows, which the search
+// needs. Node k's outputs alone were not enough on real models: where k is a list or a shape
+// check, or sits on one path of a residual block, a culprit on the other path was dead code and
+// the search concluded that the culprit lay after k.
+std::vector<Value*> prefix_outputs(Graph& graph, Node* last) {
+  std::vector<Value*> outputs(last->outputs().begin(), last->outputs().end());
+  for (Node* node : graph.nodes()) {
+    if (node == last) break;
+    for (Value* value : node->outputs()) {
+      if (!value->type()->isSubtypeOf(*c10::TensorType::get())) continue;
+      for (const torch::jit::Use& use : value->uses()) {
+        Node* user = top_level_owner(use.user, graph);
+        if (user == graph.return_node() || user->isAfter(last)) {
+          outputs.push_back(value);
+          break;
+        }
+      }
+    }
+  }
+  return outputs;
+}
+
+}  // namespace
+
+std::optional<Case> truncated_after(const Case& state, size_t index, PrefixOutputs which) {
   Case truncated = copy_case(state);
   Node* last = cuttable_nodes(*truncated.graph).at(index);
-  if (last->outputs().empty()) return std::nullopt;
+  const std::vector<Value*> outputs = which == PrefixOutputs::Frontier
+                                          ? prefix_outputs(*truncated.graph, last)
+                                          : std::vector<Value*>(last->outputs().begin(), last->outputs().end());
+  if (outputs.empty()) return std::nullopt;
   while (!truncated.graph->outputs().empty()) truncated.graph->eraseOutput(0);
-  for (Value* output : last->outputs()) truncated.graph->registerOutput(output);
+  for (Value* output : outputs) truncated.graph->registerOutput(output);
   // The suffix goes whole: dead-code elimination keeps nodes with side effects (real models
   // hold a shape check that may raise every few nodes), and everything they read with them.
   while (last->next() != truncated.graph->return_node()) {

@@ -36,8 +36,15 @@ enum class CutMode {
 std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>& indices, const ReferenceValues& refs,
                                    CutMode mode = CutMode::DropFeeders);
 
-// The graph up to and including cuttable node `index`, whose outputs become the graph outputs.
-std::optional<Case> truncated_after(const Case& state, size_t index);
+// What a truncated graph returns.
+enum class PrefixOutputs {
+  Frontier,  // the last node's outputs and every tensor the nodes before it hand on to later
+             // ones: no node of the prefix is dead (truncate-suffix's search needs that)
+  LastNode,  // the last node's outputs alone: what feeds nothing of it is dead code
+};
+
+// The graph up to and including cuttable node `index`.
+std::optional<Case> truncated_after(const Case& state, size_t index, PrefixOutputs outputs = PrefixOutputs::Frontier);
 
 // The graph without the outputs at `indices` (at least one output is kept).
 std::optional<Case> without_outputs(const Case& state, const std::vector<size_t>& indices);

@@ -53,6 +53,12 @@ std::string cache_key(const Case& candidate) {
   return std::to_string(h) + ":" + std::to_string(ir.size());
 }
 
+double median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::nth_element(values.begin(), values.begin() + values.size() / 2, values.end());
+  return values[values.size() / 2];
+}
+
 }  // namespace
 
 Oracle::Oracle(InterestTest& test, MinifyObserver& observer)
@@ -64,22 +70,23 @@ Verdict Oracle::check_original(const Case& original) {
   return verdict;
 }
 
-void Oracle::record_queries(const std::vector<double>& latencies_ms) {
+void Oracle::record_queries(const std::vector<double>& latencies_ms, const std::vector<double>& compute_ms) {
   stats_.queries += latencies_ms.size();
   query_ms_.insert(query_ms_.end(), latencies_ms.begin(), latencies_ms.end());
+  // Only queries whose compute is known (a crash or a --test command has none) say what the
+  // overhead is.
+  for (size_t i = 0; i < latencies_ms.size(); ++i)
+    if (compute_ms[i] > 0) overhead_ms_.push_back(std::max(0.0, latencies_ms[i] - compute_ms[i]));
   stats_.seconds = now_seconds() - started_;
-  if (!query_ms_.empty()) {
-    std::vector<double> sorted = query_ms_;
-    std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
-    stats_.query_ms_median = sorted[sorted.size() / 2];
-  }
+  stats_.query_ms_median = median(query_ms_);
+  stats_.query_overhead_ms_median = median(overhead_ms_);
   observer_.on_query(pass_, stats_, nodes_);
 }
 
 std::optional<Verdict> Oracle::verdict_of(const Case& candidate) {
   const double started = now_seconds();
   std::optional<Verdict> verdict = test_.verdict_of(candidate);
-  if (verdict) record_queries({(now_seconds() - started) * 1000});
+  if (verdict) record_queries({(now_seconds() - started) * 1000}, {verdict->compute_seconds * 1000});
   return verdict;
 }
 
@@ -106,14 +113,15 @@ std::optional<size_t> Oracle::first_interesting(const std::vector<Case>& candida
           std::async(policy, [this, &candidates, i, slot] { return test_.interesting(candidates[i], slot); });
       ++slot;
     }
-    std::vector<double> latencies_ms;
-    for (size_t i = start; i < end; ++i) {
+    std::vector<double> latencies_ms, compute_ms;
+    for (size_t i = start, slot_of_i = 0; i < end; ++i) {
       if (outcomes[i - start]) continue;
       outcomes[i - start] = running[i - start].get();
       latencies_ms.push_back((now_seconds() - window_started) * 1000);
+      compute_ms.push_back(test_.compute_seconds(slot_of_i++) * 1000);
       cache_[keys[i - start]] = *outcomes[i - start];
     }
-    record_queries(latencies_ms);
+    record_queries(latencies_ms, compute_ms);
     for (size_t i = start; i < end; ++i)
       if (*outcomes[i - start]) return i;
   }

@@ -39,13 +39,14 @@ class Oracle {
   const ExpectedFailure& expected() const { return test_.expected(); }
 
  private:
-  void record_queries(const std::vector<double>& latencies_ms);
+  void record_queries(const std::vector<double>& latencies_ms, const std::vector<double>& compute_ms);
 
   InterestTest& test_;
   MinifyObserver& observer_;
   std::unordered_map<std::string, bool> cache_;
   MinifyStats stats_;
-  std::vector<double> query_ms_;  // per candidate run, for the median in stats_
+  std::vector<double> query_ms_;     // per candidate run, for the median in stats_
+  std::vector<double> overhead_ms_;  // per candidate run whose compute time is known
   std::string pass_;
   size_t nodes_ = 0;
   double started_ = 0;

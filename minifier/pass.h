@@ -52,9 +52,14 @@ class PassContext {
   // when the interest rule does not judge by verdicts (--test).
   std::optional<Verdict> verdict_of(const Case& candidate);
   bool expects_accuracy_failure() const;
-  // The reference run's value of every top-level value of `c`, in memory or offloaded as the
-  // options say. Throws if the reference cannot run the graph with its values exposed.
-  ReferenceValues reference_values(const Case& c) const { return compute_reference_values(c, offload_dir_); }
+  // The reference run's value of every top-level value of `c`: all on disk with --offload, else
+  // in memory up to kReferenceValuesMemoryBudget and the rest on disk. Throws if the reference
+  // cannot run the graph with its values exposed.
+  ReferenceValues reference_values(const Case& c) const {
+    return offload_dir_.empty()
+               ? compute_reference_values(c, std::filesystem::temp_directory_path(), kReferenceValuesMemoryBudget)
+               : compute_reference_values(c, offload_dir_, 0);
+  }
   // The same for the cutting passes, which have nothing to cut with when the reference cannot
   // expose the graph's values: nullopt then.
   std::optional<ReferenceValues> reference_values_for_cuts(const Case& c) const;

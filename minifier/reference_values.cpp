@@ -1,11 +1,9 @@
 // The reference values store, and the reference run that fills it while it goes.
 
 #include <atomic>
-#include <fstream>
 
 #include <torch/script.h>
 #include <torch/csrc/jit/runtime/custom_operator.h>
-#include <torch/csrc/jit/serialization/pickle.h>
 #include <malloc.h>
 #include <unistd.h>
 
@@ -13,6 +11,8 @@
 #include "runner/backends/builtin.h"
 #include "runner/file_util.h"
 #include "runner/torch_save_reader.h"
+#include "runner/torch_save_writer.h"
+#include "runner/written_inputs.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {
@@ -35,19 +35,34 @@ class ReferenceValues::Folder {
   fs::path path_;
 };
 
-ReferenceValues::ReferenceValues(const fs::path& offload_root) : folder_(std::make_shared<Folder>(offload_root)) {}
+ReferenceValues::ReferenceValues(const fs::path& offload_root, size_t memory_budget)
+    : memory_budget_(memory_budget), offload_root_(offload_root) {}
+
+namespace {
+
+size_t tensor_bytes(const c10::IValue& value) {
+  if (value.isTensor()) return value.toTensor().defined() ? value.toTensor().nbytes() : 0;
+  size_t bytes = 0;
+  if (value.isTuple())
+    for (const c10::IValue& item : value.toTupleRef().elements()) bytes += tensor_bytes(item);
+  if (value.isList())
+    for (const c10::IValue& item : value.toListRef()) bytes += tensor_bytes(item);
+  return bytes;
+}
+
+}  // namespace
 
 void ReferenceValues::put(const std::string& name, const c10::IValue& value) {
-  if (!folder_) {
+  const size_t bytes = tensor_bytes(value);
+  if (memory_bytes_ + bytes <= memory_budget_) {
     in_memory_[name] = value;
+    memory_bytes_ += bytes;
     return;
   }
+  if (!folder_) folder_ = std::make_shared<Folder>(offload_root_);
   // The torch.save format that inputs.pt uses, so one reader serves both.
   const fs::path file = folder_->path() / (std::to_string(on_disk_.size()) + ".pt");
-  const std::vector<char> bytes = torch::jit::pickle_save(c10::ivalue::Tuple::create({value}));
-  std::ofstream out(file, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw UserError(file.string() + ": cannot write an offloaded reference value");
+  write_torch_save(file.string(), c10::ivalue::Tuple::create({value}));
   on_disk_[name] = file;
   // Each value was a tensor and a pickle buffer on the heap, now freed, between small long-lived
   // allocations (this map's entries): glibc cannot hand that memory back by itself, and a
@@ -57,17 +72,13 @@ void ReferenceValues::put(const std::string& name, const c10::IValue& value) {
 }
 
 std::optional<c10::IValue> ReferenceValues::find(const std::string& name) const {
-  if (!folder_) {
-    auto it = in_memory_.find(name);
-    if (it == in_memory_.end()) return std::nullopt;
-    return it->second;
-  }
+  if (auto in_memory = in_memory_.find(name); in_memory != in_memory_.end()) return in_memory->second;
   auto it = on_disk_.find(name);
   if (it == on_disk_.end()) return std::nullopt;
   return read_torch_save(it->second.string()).toTupleRef().elements().at(0);
 }
 
-size_t ReferenceValues::size() const { return folder_ ? on_disk_.size() : in_memory_.size(); }
+size_t ReferenceValues::size() const { return in_memory_.size() + on_disk_.size(); }
 
 namespace {
 
@@ -105,7 +116,7 @@ void run_recording(const std::shared_ptr<torch::jit::Graph>& graph, std::vector<
   interpret_graph(graph)->run(std::move(inputs));
 }
 
-ReferenceValues compute_reference_values(const Case& state, const fs::path& offload_root) {
+ReferenceValues compute_reference_values(const Case& state, const fs::path& offload_root, size_t memory_budget) {
   auto graph = state.graph->copy();
   std::vector<torch::jit::Node*> nodes(graph->nodes().begin(), graph->nodes().end());
   for (torch::jit::Node* node : nodes) {
@@ -114,8 +125,9 @@ ReferenceValues compute_reference_values(const Case& state, const fs::path& offl
       insert_recording(*graph, output, output->debugName());
     }
   }
-  ReferenceValues refs = offload_root.empty() ? ReferenceValues() : ReferenceValues(offload_root);
-  run_recording(graph, clone_values(*state.values), refs);
+  ReferenceValues refs = offload_root.empty() ? ReferenceValues() : ReferenceValues(offload_root, memory_budget);
+  // The state's own graph says which inputs a run may write (the recording nodes only read).
+  run_recording(graph, fresh_copies(*state.values, inputs_maybe_written(*state.graph)), refs);
   return refs;
 }
 

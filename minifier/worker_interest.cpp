@@ -13,6 +13,7 @@
 #include "minifier/content_hash.h"
 #include "minifier/worker_interest.h"
 #include "runner/file_util.h"
+#include "runner/torch_save_writer.h"
 #include "tsrepro/error.h"
 
 namespace bp = boost::process;
@@ -55,6 +56,7 @@ WorkerInterest::WorkerInterest(const MinifyOptions& options, const std::string& 
   if (!::mkdtemp(pattern.data())) throw UserError(pattern + ": cannot create a scratch directory");
   scratch_dir_ = pattern;
   for (int i = 0; i < std::max(1, options_.jobs); ++i) runners_.push_back(std::make_unique<RunnerProcess>(runner_path));
+  compute_seconds_.assign(runners_.size(), 0.0);
 }
 
 WorkerInterest::~WorkerInterest() { remove_tree(scratch_dir_); }
@@ -78,17 +80,24 @@ bool WorkerInterest::judged_interesting(const Verdict& v) const {
 // A tensor is written once, the first time a candidate uses it (tensor_memo.h); other values
 // (ints, lists, ...) are small and named by a hash of their bytes.
 std::string WorkerInterest::value_file(const c10::IValue& value) {
-  const bool tensor = value.isTensor() && value.toTensor().defined();
-  if (tensor) {
+  if (value.isTensor() && value.toTensor().defined()) {
     if (auto known = tensor_files_.find(value.toTensor())) return *known;
+    // A name of its own, complete before any request names it: streamed, never held in memory.
+    const std::string path = scratch_dir_ + "/tensor-" + std::to_string(next_serial()) + ".pt";
+    write_torch_save(path, c10::ivalue::Tuple::create(std::vector<c10::IValue>{value}));
+    tensor_files_.put(value.toTensor(), path);
+    return path;
   }
   const std::vector<char> bytes = pickled(value);
-  const std::string path =
-      scratch_dir_ +
-      (tensor ? "/tensor-" + std::to_string(next_serial()) : "/value-" + std::to_string(content_hash(bytes))) + ".pt";
-  if (tensor || !fs::exists(path)) write_file(path, bytes);
-  if (tensor) tensor_files_.put(value.toTensor(), path);
+  const std::string path = scratch_dir_ + "/value-" + std::to_string(content_hash(bytes)) + ".pt";
+  if (!fs::exists(path)) write_file(path, bytes);
   return path;
+}
+
+void WorkerInterest::values_read_from(const std::string& file, const std::vector<c10::IValue>& values) {
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i].isTensor() && values[i].toTensor().defined())
+      tensor_files_.put(values[i].toTensor(), file + "#" + std::to_string(i));
 }
 
 Verdict WorkerInterest::run_in_worker(const Case& candidate, size_t slot) {
@@ -99,6 +108,7 @@ Verdict WorkerInterest::run_in_worker(const Case& candidate, size_t slot) {
   request.run = options_.run;
   request.run.fake_inputs = false;  // the minifier works on concrete values from the start
   Verdict verdict = runners_[slot]->evaluate(request);
+  compute_seconds_[slot] = verdict.compute_seconds;
   spdlog::debug("candidate: {} {}", status_name(verdict.status), verdict.signature);
   return verdict;
 }
@@ -140,7 +150,10 @@ Verdict WorkerInterest::check_original(const Case& original) {
 }
 
 bool WorkerInterest::interesting(const Case& candidate, size_t slot) {
-  if (options_.interest == Interest::TestCommand) return run_test_command(candidate);
+  if (options_.interest == Interest::TestCommand) {
+    compute_seconds_[slot] = 0;  // the user's command: no split of its time is known
+    return run_test_command(candidate);
+  }
   return judged_interesting(run_in_worker(candidate, slot));
 }
 

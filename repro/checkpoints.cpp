@@ -71,7 +71,7 @@ CheckpointWriter::CheckpointWriter(std::string out_dir, ReproSettings settings)
   remove_unfinished_writes(out_dir_ + "/checkpoints");
 }
 
-std::string CheckpointWriter::write(const Case& state, const std::string& dir) const {
+std::string CheckpointWriter::write(const Case& state, const std::string& dir, const std::string& inputs_source) const {
   std::map<std::string, std::string> files;
   if (state.expected && !state.expected->kind.empty() && state.expected->kind != "pass") {
     ReproSettings settings = settings_;
@@ -79,13 +79,14 @@ std::string CheckpointWriter::write(const Case& state, const std::string& dir) c
     settings.expected_signature = state.expected->signature;
     files = reproducer_files(state, settings);
   }
-  write_case(state, dir, /*replace=*/true, files);
+  write_case(state, dir, /*replace=*/true, files, inputs_source);
   return dir;
 }
 
-std::string CheckpointWriter::write_checkpoint(const Case& state) const {
+std::string CheckpointWriter::write_checkpoint(const Case& state, const std::string& inputs_source) const {
   return write(state,
-               out_dir_ + "/checkpoints/" + std::to_string(count_compute_nodes(*state.graph)) + kCheckpointSuffix);
+               out_dir_ + "/checkpoints/" + std::to_string(count_compute_nodes(*state.graph)) + kCheckpointSuffix,
+               inputs_source);
 }
 
 std::string CheckpointWriter::write_final(const Case& state) const { return write(state, out_dir_ + "/minified"); }

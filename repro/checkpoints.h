@@ -24,15 +24,16 @@ class CheckpointWriter {
   // directories) are removed: they were never accepted.
   CheckpointWriter(std::string out_dir, ReproSettings settings);
 
-  // Writes OUT/checkpoints/<N>_nodes/ (N = compute nodes) and returns its path.
-  std::string write_checkpoint(const Case& state) const;
+  // Writes OUT/checkpoints/<N>_nodes/ (N = compute nodes) and returns its path. `inputs_source`:
+  // as write_case's (the state's values are exactly those of that file).
+  std::string write_checkpoint(const Case& state, const std::string& inputs_source = "") const;
   // Writes OUT/minified/ and returns its path.
   std::string write_final(const Case& state) const;
 
   const std::string& out_dir() const { return out_dir_; }
 
  private:
-  std::string write(const Case& state, const std::string& dir) const;
+  std::string write(const Case& state, const std::string& dir, const std::string& inputs_source = "") const;
 
   std::string out_dir_;
   ReproSettings settings_;

@@ -3,14 +3,14 @@
 #include <chrono>
 #include <cxxabi.h>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <regex>
 
-#include <torch/csrc/jit/serialization/pickle.h>
+#include <caffe2/serialize/inline_container.h>
+#include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/script.h>
 
 #include "runner/evaluate.h"
+#include "runner/written_inputs.h"
 #include "tsrepro/error.h"
 
 using nlohmann::json;
@@ -18,12 +18,18 @@ using nlohmann::json;
 namespace tsrepro {
 namespace {
 
-// One value written by torch::pickle_save as a 1-tuple (EvalRequest::input_files).
+// One value written by torch::pickle_save as a 1-tuple (EvalRequest::input_files), read as
+// torch::jit::pickle_load reads it but from the file itself: the tensors' records go straight
+// into their storages, with no copy of the whole file in between.
 c10::IValue read_pickled_value(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  const std::vector<char> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (!in.good() && !in.eof()) throw UserError(path + ": cannot read");
-  const c10::IValue stored = torch::jit::pickle_load(bytes);
+  c10::IValue stored;
+  try {
+    caffe2::serialize::PyTorchStreamReader reader(path);
+    stored = torch::jit::readArchiveAndTensors("data", /*pickle_prefix=*/"", /*tensor_prefix=*/"", c10::nullopt,
+                                               c10::nullopt, c10::nullopt, reader);
+  } catch (const c10::Error& e) {
+    throw UserError(path + ": cannot read (" + e.what_without_backtrace() + ")");
+  }
   if (!stored.isTuple() || stored.toTupleRef().elements().size() != 1)
     throw UserError(path + ": expected one pickled value");
   return stored.toTupleRef().elements()[0];
@@ -127,13 +133,20 @@ std::vector<bool> gradient_inputs(const std::vector<InputSpec>& specs, bool back
   return wanted;
 }
 
-// Fresh copies for every run (ops may mutate their inputs); in backward mode the inputs that
-// get gradients become leaves that require grad.
-std::vector<c10::IValue> fresh_inputs(const std::vector<c10::IValue>& inputs, const std::vector<bool>& with_grad) {
-  std::vector<c10::IValue> copy = clone_values(inputs);
-  for (size_t i = 0; i < copy.size(); ++i)
-    if (i < with_grad.size() && with_grad[i] && is_floating_tensor(copy[i]))
+// How every run (reference, backend; prepare, run) gets the inputs.
+struct InputPolicy {
+  std::vector<bool> with_grad;  // leaves that require grad (--backward)
+  std::vector<bool> written;    // inputs a node may write to (written_inputs.h): copied per run
+};
+
+// Fresh copies for every run where ops may mutate an input (the others are shared: written_inputs.h);
+// in backward mode the inputs that get gradients become leaves that require grad.
+std::vector<c10::IValue> fresh_inputs(const std::vector<c10::IValue>& inputs, const InputPolicy& policy) {
+  std::vector<c10::IValue> copy = fresh_copies(inputs, policy.written);
+  for (size_t i = 0; i < copy.size(); ++i) {
+    if (i < policy.with_grad.size() && policy.with_grad[i] && is_floating_tensor(copy[i]))
       copy[i] = copy[i].toTensor().detach().requires_grad_(true);
+  }
   return copy;
 }
 
@@ -180,11 +193,11 @@ struct SideResult {
 };
 
 SideResult run_reference(Backend& backend, const BackendInput& input, const std::vector<c10::IValue>& inputs,
-                         const std::vector<bool>& with_grad) {
-  std::vector<c10::IValue> run_inputs = fresh_inputs(inputs, with_grad);
-  auto prepared = backend.prepare(input, fresh_inputs(inputs, with_grad));
+                         const InputPolicy& policy) {
+  std::vector<c10::IValue> run_inputs = fresh_inputs(inputs, policy);
+  auto prepared = backend.prepare(input, fresh_inputs(inputs, policy));
   SideResult result{prepared->run(run_inputs), {}};
-  const bool backward = std::find(with_grad.begin(), with_grad.end(), true) != with_grad.end();
+  const bool backward = std::find(policy.with_grad.begin(), policy.with_grad.end(), true) != policy.with_grad.end();
   if (backward) result.grads = input_gradients(result.outputs, run_inputs);
   return result;
 }
@@ -248,6 +261,21 @@ EvalRequest request_from_json(const json& j) {
   return r;
 }
 
+c10::IValue Evaluator::read_input_file(const std::string& entry) {
+  const size_t hash = entry.rfind('#');
+  const bool element = hash != std::string::npos && hash + 1 < entry.size() &&
+                       entry.find_first_not_of("0123456789", hash + 1) == std::string::npos;
+  if (!element) return read_pickled_value(entry);
+  const std::string file = entry.substr(0, hash);
+  auto archive = archives_.find(file);
+  if (archive == archives_.end()) archive = archives_.emplace(file, read_input_values(file)).first;
+  const size_t index = std::stoul(entry.substr(hash + 1));
+  if (index >= archive->second.size())
+    throw UserError(file + ": holds " + std::to_string(archive->second.size()) + " values, asked for number " +
+                    std::to_string(index));
+  return archive->second[index];
+}
+
 std::vector<c10::IValue> Evaluator::load_inputs(const EvalRequest& request) {
   if (!request.input_files.empty() && !request.run.fake_inputs) {
     // Content-addressed files: read the new ones; keep exactly the ones this request uses.
@@ -255,7 +283,7 @@ std::vector<c10::IValue> Evaluator::load_inputs(const EvalRequest& request) {
     std::vector<c10::IValue> values;
     for (const std::string& file : request.input_files) {
       auto known = values_by_file_.find(file);
-      c10::IValue value = known != values_by_file_.end() ? known->second : read_pickled_value(file);
+      c10::IValue value = known != values_by_file_.end() ? known->second : read_input_file(file);
       kept.emplace(file, value);
       values.push_back(std::move(value));
     }
@@ -277,8 +305,11 @@ std::vector<c10::IValue> Evaluator::load_inputs(const EvalRequest& request) {
 
 Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_stage) {
   const auto started = std::chrono::steady_clock::now();
+  std::optional<std::chrono::steady_clock::time_point> compute_started;
   auto finish = [&](Verdict v) {
-    v.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+    const auto now = std::chrono::steady_clock::now();
+    v.seconds = std::chrono::duration<double>(now - started).count();
+    if (compute_started) v.compute_seconds = std::chrono::duration<double>(now - *compute_started).count();
     return v;
   };
 
@@ -292,14 +323,15 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
   if (inputs.size() != input.graph->inputs().size())
     throw UserError("inputs: the graph takes " + std::to_string(input.graph->inputs().size()) + " inputs, got " +
                     std::to_string(inputs.size()));
-  const std::vector<bool> with_grad = gradient_inputs(request.specs, request.run.backward);
+  const InputPolicy policy{gradient_inputs(request.specs, request.run.backward), inputs_maybe_written(*input.graph)};
   auto reference = make_backend(request.run.ref, {});
   auto tested = make_backend(request.run.backend, request.run.backend_options);
 
   on_stage("ref");
+  compute_started = std::chrono::steady_clock::now();
   SideResult ref;
   try {
-    ref = run_reference(*reference, input, inputs, with_grad);
+    ref = run_reference(*reference, input, inputs, policy);
   } catch (...) {
     return finish(invalid_verdict("the reference (" + request.run.ref + ") fails on this graph"));
   }
@@ -311,13 +343,13 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
   on_stage("compile");
   std::unique_ptr<PreparedGraph> prepared;
   try {
-    prepared = tested->prepare(input, fresh_inputs(inputs, with_grad));
+    prepared = tested->prepare(input, fresh_inputs(inputs, policy));
   } catch (...) {
     return finish(exception_verdict("compile"));
   }
   on_stage("run");
   SideResult res;
-  std::vector<c10::IValue> run_inputs = fresh_inputs(inputs, with_grad);
+  std::vector<c10::IValue> run_inputs = fresh_inputs(inputs, policy);
   try {
     res.outputs = prepared->run(run_inputs);
   } catch (...) {
@@ -339,7 +371,7 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
     // Only now is the fp64 run worth its cost: it can excuse a float32 result that is merely noisy.
     on_stage("fp64");
     try {
-      SideResult fp64 = run_reference(*reference, input, to_fp64(inputs), with_grad);
+      SideResult fp64 = run_reference(*reference, input, to_fp64(inputs), policy);
       comparison = compare_sides(ref, res, &fp64, request.run.compare);
     } catch (...) {
       // No fp64 reference for this graph (dtype-specific ops): judge by allclose alone, as same() does.

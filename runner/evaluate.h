@@ -25,6 +25,8 @@ struct EvalRequest {
   std::string inputs_path;  // inputs.pt with real values; empty (or run.fake_inputs): fake ones
   // Or one file per graph input (torch::pickle_save of a 1-tuple), content-addressed: a file's
   // contents never change, so a worker reads each once and keeps it while requests use it.
+  // "FILE#I" names element I of the tuple in FILE, a case's inputs.pt: the values a minify
+  // started from, read by each worker once (kept for its life) instead of written again.
   std::vector<std::string> input_files;
   RunSpec run;
   bool explain = false;  // return the graph the backend executed
@@ -48,8 +50,10 @@ class Evaluator {
 
  private:
   std::vector<c10::IValue> load_inputs(const EvalRequest& request);
+  c10::IValue read_input_file(const std::string& entry);            // one input_files entry
   std::map<std::string, std::vector<c10::IValue>> inputs_by_path_;  // a worker reads each file once
   std::map<std::string, c10::IValue> values_by_file_;               // input_files of the last request
+  std::map<std::string, std::vector<c10::IValue>> archives_;        // FILE of "FILE#I" entries
 };
 
 }  // namespace tsrepro

@@ -235,4 +235,16 @@ std::vector<c10::IValue> clone_values(const std::vector<c10::IValue>& values) {
   return copies;
 }
 
+std::vector<c10::IValue> fresh_copies(const std::vector<c10::IValue>& values, const std::vector<bool>& written) {
+  std::vector<c10::IValue> out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    const bool copy = i >= written.size() || written[i];
+    if (copy)
+      out.push_back(clone_values({values[i]})[0]);
+    else
+      out.push_back(values[i].isTensor() ? c10::IValue(values[i].toTensor().detach()) : values[i]);
+  }
+  return out;
+}
+
 }  // namespace tsrepro

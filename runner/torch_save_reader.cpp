@@ -6,10 +6,17 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <tuple>
 #include <vector>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <c10/util/Exception.h>
 #include <caffe2/serialize/inline_container.h>
@@ -393,8 +400,58 @@ std::string read_record(caffe2::serialize::PyTorchStreamReader& archive, const s
   return std::string(static_cast<const char*>(data.get()), size);
 }
 
+// The whole file mapped copy-on-write: tensors read from it use the page cache's pages, which
+// every process that maps the same file shares (the minify's CLI and its workers hold a real
+// model's parameters once between them, not once each), and a write to such a tensor copies
+// only the page it touches. tsrepro never changes an inputs.pt in place.
+class MappedFile {
+ public:
+  explicit MappedFile(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat info {};
+    if (::fstat(fd, &info) == 0 && info.st_size > 0) {
+      size_ = static_cast<size_t>(info.st_size);
+      void* address = ::mmap(nullptr, size_, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+      base_ = address == MAP_FAILED ? nullptr : static_cast<char*>(address);
+    }
+    ::close(fd);
+  }
+  ~MappedFile() {
+    if (base_) ::munmap(base_, size_);
+  }
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+  char* base() const { return base_; }
+  size_t size() const { return size_; }
+
+ private:
+  char* base_ = nullptr;
+  size_t size_ = 0;
+};
+
+// A storage's bytes where they lie in the mapping (the storage keeps the mapping alive), when
+// the record is stored as it is and aligned as PyTorchStreamWriter aligns it; else nullopt.
+std::optional<at::DataPtr> mapped_record(caffe2::serialize::PyTorchStreamReader& archive,
+                                         const std::shared_ptr<MappedFile>& file, const std::string& name) {
+  if (!file || !file->base()) return std::nullopt;
+  size_t offset = 0;
+  try {
+    offset = archive.getRecordOffset(name);
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+  constexpr size_t kAlignment = 64;  // caffe2::serialize's kFieldAlignment
+  if (offset >= file->size() || offset % kAlignment != 0) return std::nullopt;
+  auto* keep_alive = new std::shared_ptr<MappedFile>(file);
+  return at::DataPtr(
+      file->base() + offset, keep_alive,
+      [](void* context) { delete static_cast<std::shared_ptr<MappedFile>*>(context); }, at::Device(at::kCPU));
+}
+
 // Mirrors torch::jit::readArchiveAndTensors("data", ...): storages live in "data/<key>".
-c10::IValue unpickle_archive(caffe2::serialize::PyTorchStreamReader& archive, const std::string& pickle) {
+c10::IValue unpickle_archive(caffe2::serialize::PyTorchStreamReader& archive, const std::string& pickle,
+                             const std::shared_ptr<MappedFile>& mapped) {
   size_t bytes_read = 0;
   auto read_pickle = [&](char* buffer, size_t wanted) -> size_t {
     const size_t n = std::min(wanted, pickle.size() - bytes_read);
@@ -402,7 +459,12 @@ c10::IValue unpickle_archive(caffe2::serialize::PyTorchStreamReader& archive, co
     bytes_read += n;
     return n;
   };
-  auto read_storage = [&archive](const std::string& key) { return std::get<0>(archive.getRecord("data/" + key)); };
+  auto read_storage = [&archive, &mapped](const std::string& key) {
+    // torch.save stores tensor data uncompressed, so the record's bytes are the storage's bytes.
+    if (std::optional<at::DataPtr> in_place = mapped_record(archive, mapped, "data/" + key))
+      return std::move(*in_place);
+    return std::get<0>(archive.getRecord("data/" + key));
+  };
   torch::jit::Unpickler unpickler(read_pickle, /*type_resolver=*/nullptr,
                                   /*obj_loader=*/nullptr, read_storage,
                                   /*device=*/c10::nullopt);
@@ -428,7 +490,8 @@ c10::IValue read_torch_save(const std::string& path) {
   require_zip_archive(path);
   try {
     caffe2::serialize::PyTorchStreamReader archive(path);
-    return unpickle_archive(archive, batch_single_appends(read_record(archive, "data.pkl")));
+    return unpickle_archive(archive, batch_single_appends(read_record(archive, "data.pkl")),
+                            std::make_shared<MappedFile>(path));
   } catch (const std::exception& error) {
     throw UserError(path + ": cannot read torch.save data: " + message_of(error));
   }

@@ -77,7 +77,8 @@ json verdict_to_json(const Verdict& v) {
             {"signature", v.signature},
             {"message", v.message},
             {"outputs", outputs},
-            {"seconds", v.seconds}};
+            {"seconds", v.seconds},
+            {"compute_seconds", v.compute_seconds}};
   if (!v.backend_graph.empty()) j["backend_graph"] = v.backend_graph;
   return j;
 }
@@ -91,6 +92,7 @@ Verdict verdict_from_json(const json& j) {
   for (const json& d : j.value("outputs", json::array())) v.outputs.push_back(diff_from_json(d));
   v.backend_graph = j.value("backend_graph", "");
   v.seconds = j.value("seconds", 0.0);
+  v.compute_seconds = j.value("compute_seconds", 0.0);
   return v;
 }
 

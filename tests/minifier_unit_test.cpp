@@ -92,6 +92,75 @@ TEST(TruncateSuffix, DropsEverythingAfterTheCulpritInLogarithmicQueries) {
   EXPECT_LE(h.queries(), 1u + 8u);  // the original + a bisection over 64
 }
 
+// Blocks of two branches, x' = g(sin(x)) + cos(x), with a shape query on the second (an int the
+// add reads as its alpha, 1 for these 1-d inputs): five positions each, a DAG like a real
+// model's rather than a chain. g is tanh, or relu in the culprit's block (position 5 * block + 1).
+std::string two_branch_ir(size_t blocks, size_t culprit_block) {
+  std::string ir = "graph(%x0 : Tensor):\n";
+  for (size_t b = 0; b < blocks; ++b) {
+    const std::string x = "%x" + std::to_string(b), s = std::to_string(b);
+    ir += "  %f" + s + " : Tensor = aten::sin(" + x + ")\n";
+    ir += "  %g" + s + " : Tensor = aten::" + (b == culprit_block ? "relu" : "tanh") + "(%f" + s + ")\n";
+    ir += "  %h" + s + " : Tensor = aten::cos(" + x + ")\n";
+    ir += "  %n" + s + " : int = aten::dim(%h" + s + ")\n";
+    ir += "  %x" + std::to_string(b + 1) + " : Tensor = aten::add(%g" + s + ", %h" + s + ", %n" + s + ")\n";
+  }
+  return ir + "  return (%x" + std::to_string(blocks) + ")\n";
+}
+
+TEST(BisectWindow, FindsOneCulpritOnOneBranchOfABlockWhereverItSits) {
+  for (size_t culprit_block : {0u, 3u, 31u, 63u}) {
+    SCOPED_TRACE("culprit in block " + std::to_string(culprit_block));
+    PassHarness h(case_from_ir(two_branch_ir(64, culprit_block), {at::randn({4})}), has_op("aten::relu"));
+    EXPECT_TRUE(h.run(bisect_window_pass));
+    EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+    // 320 positions: nine halvings, at most two queries each.
+    EXPECT_LE(h.queries(), 1u + 2u * 9u);
+  }
+}
+
+TEST(BisectWindow, AtTheEndOneQueryPerRound) {
+  PassHarness h(case_from_ir(chain_ir(256, {{255, "relu"}}), {at::randn({4})}), has_op("aten::relu"));
+  EXPECT_TRUE(h.run(bisect_window_pass));
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+  EXPECT_LE(h.queries(), 1u + 8u + 1u);  // the original, 8 rounds, and the first round's lower half
+}
+
+TEST(BisectWindow, StopsWhereTheFailureNeedsBothHalves) {
+  const Case c = case_from_ir(chain_ir(64, {{10, "relu"}, {50, "sigmoid"}}), {at::randn({4})});
+  PassHarness h(c, [](const Case& s) { return has_op("aten::relu")(s) && has_op("aten::sigmoid")(s); });
+  h.run(bisect_window_pass);
+  const std::vector<std::string> kinds = node_kinds(h.state);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "aten::relu"), kinds.end());
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "aten::sigmoid"), kinds.end());
+  EXPECT_LE(h.queries(), 1u + 2u);  // neither half alone: the search ends in its first round
+}
+
+TEST(TruncateSuffix, APrefixEndingOnTheOtherBranchKeepsTheCulprit) {
+  // Block 5's relu is position 26; the prefixes ending on the other branch after it (its cos at
+  // 27, its shape query at 28) do not read the relu, but hand its tensor on: it stays.
+  const Case c = case_from_ir(two_branch_ir(8, 5), {at::randn({4})});
+  ASSERT_EQ(cuttable_nodes(*c.graph)[26]->kind(), c10::aten::relu);
+  for (size_t end : {27u, 28u}) {
+    const std::optional<Case> prefix = truncated_after(c, end);
+    ASSERT_TRUE(prefix.has_value());
+    EXPECT_TRUE(has_op("aten::relu")(*prefix)) << "prefix ending at " << end;
+    EXPECT_EQ(cuttable_nodes(*prefix->graph).size(), end + 1);  // no node of the prefix is dead
+  }
+  PassHarness h(c, has_op("aten::relu"));
+  EXPECT_TRUE(h.run(truncate_suffix_pass));
+  EXPECT_EQ(cuttable_nodes(*h.state.graph).size(), 27u);  // the shortest prefix ends at the relu
+}
+
+TEST(ShrinkInputs, TriesTheSmallestShapeFirst) {
+  PassHarness h(
+      case_from_ir("graph(%x : Tensor):\n  %y : Tensor = aten::relu(%x)\n  return (%y)\n", {at::randn({8, 16, 4})}),
+      has_op("aten::relu"));
+  EXPECT_TRUE(h.run(shrink_inputs_pass));
+  EXPECT_EQ(h.state.values->at(0).toTensor().sizes(), (std::vector<int64_t>{1, 1, 1}));
+  EXPECT_EQ(h.queries(), 1u + 1u);
+}
+
 TEST(CutNodes, LeavesTheCulpritFedByReferenceValues) {
   const at::Tensor x = at::randn({4});
   PassHarness h(case_from_ir(kChain, {x}), has_op("aten::relu"));
@@ -159,6 +228,26 @@ TEST(ReferenceValues, OffloadedEqualInMemoryAndLeaveNoFilesBehind) {
     EXPECT_TRUE(at::equal(cut->values->at(1).toTensor(), at::sin(x)));
   }
   EXPECT_TRUE(std::filesystem::is_empty(root.path()));
+}
+
+TEST(ReferenceValues, StayInMemoryUpToTheBudgetAndGoToDiskBeyondIt) {
+  testing::TempDir root;
+  const at::Tensor x = at::randn({256});  // 1 KiB per value
+  Case c = case_from_ir(chain_ir(8, {}), {x});
+  const ReferenceValues all_in_memory = compute_reference_values(c);
+  {
+    const ReferenceValues split = compute_reference_values(c, root.path(), 3 * 1024);
+    EXPECT_TRUE(split.offloaded());
+    EXPECT_EQ(split.size(), all_in_memory.size());
+    for (torch::jit::Node* node : cuttable_nodes(*c.graph)) {
+      const std::string name = node->output()->debugName();
+      ASSERT_TRUE(split.find(name)) << name;
+      EXPECT_TRUE(at::equal(split.find(name)->toTensor(), all_in_memory.find(name)->toTensor())) << name;
+    }
+    EXPECT_FALSE(std::filesystem::is_empty(root.path()));
+  }
+  EXPECT_TRUE(std::filesystem::is_empty(root.path()));
+  EXPECT_FALSE(compute_reference_values(c, root.path(), SIZE_MAX).offloaded());
 }
 
 TEST(InlineBlocks, ReplacesAnIfByTheBranchThatHoldsTheCulprit) {

@@ -175,6 +175,9 @@ TEST_P(MinifyCliFault, ShrinksToTheCulpritAndReproPyReproduces) {
   EXPECT_NE(graph.find("aten::relu"), std::string::npos) << graph;
   EXPECT_EQ(compute_nodes_in(graph), s.value("final_nodes", 0u)) << graph;
   expect_consistent_checkpoints(out);
+  // The first checkpoint holds the case's own values: its inputs.pt is the case's, linked.
+  const std::string first = out + "/checkpoints/" + std::to_string(s.value("original_nodes", 0)) + "_nodes";
+  EXPECT_TRUE(fs::equivalent(first + "/inputs.pt", case_dir + "/inputs.pt")) << first;
   // Step lines went to stderr (stdout holds only the JSON).
   EXPECT_NE(r.err.find("nodes   queries"), std::string::npos) << r.describe();
 

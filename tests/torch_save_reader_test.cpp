@@ -2,13 +2,17 @@
 // reading the torch.save fixtures written by tests/fixtures/make_input_fixtures.py.
 
 #include "runner/torch_save_reader.h"
+#include "runner/torch_save_writer.h"
 
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include <ATen/ATen.h>
 #include <gtest/gtest.h>
+#include <torch/csrc/jit/serialization/pickle.h>
 
 #include "tsrepro/error.h"
 
@@ -269,6 +273,33 @@ TEST(ReadTorchSave, RejectsZipWithoutTorchSaveRecords) {
   EXPECT_TRUE(starts_with(message, path + ": cannot read torch.save data: ")) << message;
   // One line, no C++ backtrace.
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+}
+
+TEST(WriteTorchSave, WritesWhatPickleSaveReturnsAndReadsBack) {
+  const std::string path = ::testing::TempDir() + "/write_torch_save.pt";
+  const c10::IValue value = c10::ivalue::Tuple::create(
+      {at::arange(12, at::kFloat).reshape({3, 4}), int64_t{7}, at::ones({2}, at::kBool), c10::IValue()});
+  write_torch_save(path, value);
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<char> written((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(written, torch::jit::pickle_save(value));  // byte for byte, streamed instead of in memory
+  const c10::IValue back = read_torch_save(path);
+  ASSERT_TRUE(back.isTuple());
+  EXPECT_TRUE(at::equal(back.toTupleRef().elements()[0].toTensor(), value.toTupleRef().elements()[0].toTensor()));
+  EXPECT_EQ(back.toTupleRef().elements()[1].toInt(), 7);
+}
+
+TEST(ReadTorchSave, TensorsLieInTheFileAndAWriteStaysInTheProcess) {
+  const std::string path = ::testing::TempDir() + "/mapped.pt";
+  write_torch_save(path, c10::ivalue::Tuple::create({at::arange(4096, at::kFloat)}));
+  at::Tensor first = read_torch_save(path).toTupleRef().elements()[0].toTensor();
+  at::Tensor second = read_torch_save(path).toTupleRef().elements()[0].toTensor();
+  EXPECT_TRUE(at::equal(first, at::arange(4096, at::kFloat)));
+  // Copy on write: the file and every other reader keep the values written.
+  first.add_(1);
+  EXPECT_TRUE(at::equal(second, at::arange(4096, at::kFloat)));
+  EXPECT_TRUE(at::equal(read_torch_save(path).toTupleRef().elements()[0].toTensor(), at::arange(4096, at::kFloat)));
+  EXPECT_TRUE(at::equal(first, at::arange(4096, at::kFloat) + 1));
 }
 
 TEST(ReadTorchSave, RejectsMissingFile) {

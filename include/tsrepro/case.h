@@ -61,8 +61,11 @@ Case load_case(const std::string& dir);
 // Writes the case to `dir` atomically: everything goes to a fresh temporary sibling directory
 // first, which is then renamed. Refuses (UserError) if `dir` exists unless `replace` is set.
 // `extra_files` (name -> content, e.g. repro.py) are written into the same directory.
+// `inputs_source`: a torch.save file known to hold exactly c.values (the inputs.pt they were
+// read from): it is hard-linked into the case instead of written anew (written where no link can
+// be made). tsrepro never changes an inputs.pt in place, so the two names stay the same file.
 void write_case(const Case& c, const std::string& dir, bool replace = false,
-                const std::map<std::string, std::string>& extra_files = {});
+                const std::map<std::string, std::string>& extra_files = {}, const std::string& inputs_source = "");
 
 // Canonical IR text of the graph: the exact text written to graph.ir.
 std::string graph_to_ir(const torch::jit::Graph& graph);

@@ -36,6 +36,9 @@ struct MinifyOptions {
   // Keep the reference values the cutting passes feed in on disk (a temporary directory removed
   // at the end) instead of in memory.
   bool offload = false;
+  // The torch.save file (a case's inputs.pt) the original case's values were read from, if they
+  // were: workers read them there (InterestTest::values_read_from) instead of from new copies.
+  std::string inputs_file;
 
   // The one check of the options, before any work: the run spec, --passes, --check-str.
   // Throws UserError naming the flag.
@@ -47,6 +50,9 @@ struct MinifyStats {
   size_t cache_hits = 0;
   double seconds = 0;
   double query_ms_median = 0;  // wall time of one candidate on a worker (write inputs, evaluate)
+  // A query's wall time less the candidate's own compute (InterestTest::compute_seconds):
+  // what tsrepro adds per query (graph text, value files, the request, parsing, loading inputs).
+  double query_overhead_ms_median = 0;
 };
 
 struct AcceptedStep {
@@ -101,6 +107,12 @@ class InterestTest {
   // The failure being kept (kind "accuracy" makes localize-divergence work).
   virtual const ExpectedFailure& expected() const = 0;
   virtual bool interesting(const Case& candidate, size_t slot) = 0;
+  // Of the last interesting() call on `slot`, the seconds the candidate's own work took (its
+  // reference and backend runs); 0 where unknown. Only for the overhead statistic.
+  virtual double compute_seconds(size_t slot) const { return 0; }
+  // The starting case's values were read from `file` (its inputs.pt, a tuple of them): a test
+  // that hands values to other processes may name them there instead of writing them again.
+  virtual void values_read_from(const std::string& file, const std::vector<c10::IValue>& values) {}
   // One candidate's verdict, for passes that learn from it; nullopt where the test does not
   // judge by verdicts.
   virtual std::optional<Verdict> verdict_of(const Case& candidate) { return std::nullopt; }

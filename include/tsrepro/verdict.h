@@ -23,6 +23,9 @@ struct Verdict {
   std::vector<OutputDiff> outputs;
   std::string backend_graph;  // the optimized graph the backend executed, when asked for
   double seconds = 0;
+  // Of those, the candidate's own work: the reference, the backend's compile and run, the
+  // comparison (0 where the worker did not get that far). The rest is tsrepro's overhead.
+  double compute_seconds = 0;
 
   bool failed() const { return status != Status::Pass && status != Status::Invalid; }
 };

@@ -51,7 +51,8 @@ bool localize_divergence_pass(PassContext& ctx) {
   const std::optional<size_t> culprit = first_divergent_node(*probe, state.graph->outputs().size(), out_owner);
   if (!culprit) return false;
 
-  std::optional<Case> prefix = truncated_after(state, *culprit);
+  // The first divergent node's outputs alone: what does not feed it is not needed.
+  std::optional<Case> prefix = truncated_after(state, *culprit, PrefixOutputs::LastNode);
   if (!prefix) return false;
   std::optional<Case> alone;
   try {

@@ -1,7 +1,9 @@
-// shrink-inputs: smaller tensors make a shorter repro and a faster one. Halve every dimension
-// of all tensor inputs at once, then of half of them, then of each one, while the failure holds
-// (the reference rejects shapes that no longer fit together: those candidates are invalid, not
-// interesting).
+// shrink-inputs: smaller tensors make a shorter repro and a faster one. First one try at the
+// least there is (every dimension of every tensor input cut to 1: most crashes and compile errors
+// do not depend on the shape, and this settles them in one query instead of one per halving),
+// then halve every dimension of all tensor inputs at once, then of half of them, then of each
+// one, while the failure holds (the reference rejects shapes that no longer fit together: those
+// candidates are invalid, not interesting).
 
 #include <torch/script.h>
 
@@ -10,32 +12,37 @@
 namespace tsrepro {
 namespace {
 
-// The leading half (rounded up) of every dimension longer than 1; nullopt if nothing shrinks.
-std::optional<at::Tensor> halved(const at::Tensor& t) {
+// How long a dimension of `size` elements becomes.
+using NewLength = int64_t (*)(int64_t size);
+int64_t half_length(int64_t size) { return (size + 1) / 2; }
+int64_t unit_length(int64_t) { return 1; }
+
+// The leading part of every dimension longer than 1; nullopt if nothing shrinks.
+std::optional<at::Tensor> shrunk(const at::Tensor& t, NewLength length) {
   at::Tensor out = t;
-  bool shrunk = false;
+  bool any = false;
   for (int64_t d = 0; d < t.dim(); ++d) {
     if (t.size(d) <= 1) continue;
-    out = out.narrow(d, 0, (t.size(d) + 1) / 2);
-    shrunk = true;
+    out = out.narrow(d, 0, length(t.size(d)));
+    any = true;
   }
-  if (!shrunk) return std::nullopt;
+  if (!any) return std::nullopt;
   return out.contiguous().clone();
 }
 
-std::optional<Case> with_inputs_halved(const Case& state, const std::vector<size_t>& indices) {
+std::optional<Case> with_inputs_shrunk(const Case& state, const std::vector<size_t>& indices, NewLength length) {
   Case smaller = copy_case(state);
   bool any = false;
   for (size_t i : indices) {
     const c10::IValue& v = smaller.values->at(i);
     if (!v.isTensor()) continue;
-    std::optional<at::Tensor> half = halved(v.toTensor());
-    if (!half) continue;
-    InputSpec spec = spec_from_value(smaller.inputs[i].name, *half);
+    std::optional<at::Tensor> part = shrunk(v.toTensor(), length);
+    if (!part) continue;
+    InputSpec spec = spec_from_value(smaller.inputs[i].name, *part);
     spec.lifted = smaller.inputs[i].lifted;
     spec.lifted_from = smaller.inputs[i].lifted_from;
     smaller.inputs[i] = spec;
-    (*smaller.values)[i] = *half;
+    (*smaller.values)[i] = *part;
     any = true;
   }
   if (!any) return std::nullopt;
@@ -45,12 +52,18 @@ std::optional<Case> with_inputs_halved(const Case& state, const std::vector<size
 }  // namespace
 
 bool shrink_inputs_pass(PassContext& ctx) {
-  bool changed = false;
-  const auto halve = [&](const std::vector<size_t>& subset) { return with_inputs_halved(ctx.state(), subset); };
-  for (;;) {
+  const auto tensor_inputs = [&] {
     std::vector<size_t> tensors;
     for (size_t i = 0; i < ctx.state().values->size(); ++i)
       if (ctx.state().values->at(i).isTensor()) tensors.push_back(i);
+    return tensors;
+  };
+  bool changed = ctx.try_candidate(with_inputs_shrunk(ctx.state(), tensor_inputs(), unit_length));
+  const auto halve = [&](const std::vector<size_t>& subset) {
+    return with_inputs_shrunk(ctx.state(), subset, half_length);
+  };
+  for (;;) {
+    const std::vector<size_t> tensors = tensor_inputs();
     if (tensors.empty() || !ctx.try_all_halves_singles(tensors, halve)) break;
     changed = true;
   }

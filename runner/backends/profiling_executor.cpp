@@ -7,6 +7,7 @@
 #include <torch/csrc/jit/tensorexpr/kernel.h>
 
 #include "runner/backends/profiling_executor.h"
+#include "runner/written_inputs.h"
 #include "tsrepro/error.h"
 
 // Declared in torch/csrc/jit/codegen/fuser/interface.h, which Debian's libtorch-dev does not ship.
@@ -112,11 +113,12 @@ std::unique_ptr<PreparedGraph> prepare_with_profiling_executor(std::shared_ptr<G
   auto prepared = std::make_unique<ProfiledFunction>(with_single_output(graph), output_count, switches);
   ScopedJitSwitches scope(switches);
   // Profiling runs record shapes and dtypes; the plan asked for afterwards is the optimized one.
+  const std::vector<bool> written = inputs_maybe_written(*graph);
   for (size_t i = 0; i < torch::jit::getNumProfiledRuns(); ++i) {
-    torch::jit::Stack stack(clone_values(sample_inputs));
+    torch::jit::Stack stack(fresh_copies(sample_inputs, written));
     prepared->function.run(stack);
   }
-  torch::jit::Stack stack(clone_values(sample_inputs));
+  torch::jit::Stack stack(fresh_copies(sample_inputs, written));
   prepared->optimized = prepared->function.get_executor().getPlanFor(stack, torch::jit::getBailoutDepth()).graph;
   return prepared;
 }

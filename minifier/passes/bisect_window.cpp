@@ -1,0 +1,65 @@
+// bisect-window: find one culprit by halving a window of the graph. The window [lo, hi] of
+// cuttable nodes starts as the whole graph; each round asks about its two halves, each made
+// into a candidate of its own: the nodes before the half become inputs fed with their
+// reference values (one instrumented reference run of the state gives them all), and every
+// tensor the half hands on becomes an output. The half that still fails is the new window.
+//
+// Why not only truncate-suffix? A prefix "nodes 0..k" costs a query k nodes of work, and its
+// search spends most of its queries on large prefixes when the culprit sits late in a real
+// model (every query a whole resnet or convnext). Here a query costs the half it runs, so a
+// whole search costs about twice the graph's work wherever the culprit sits, in about log2(N)
+// queries. The side that failed last round is asked first (culprits near an end are found in
+// one query per round); with -j 2 both halves run at once.
+//
+// When neither half fails alone (two culprits, one in each, or a failure that needs both
+// halves together), the search stops at the window it has; truncate-suffix and cut-ranges go on
+// from there. A window of one node is the usual end.
+
+#include "minifier/pass.h"
+
+namespace tsrepro {
+namespace {
+
+// Cuttable nodes [begin, last] of `state` alone: the nodes before `begin` cut (their values fed
+// in), then everything after `last` truncated (its tensors handed on become the outputs).
+std::optional<Case> window(const Case& state, size_t begin, size_t last, const ReferenceValues& refs) {
+  const size_t n = cuttable_nodes(*state.graph).size();
+  std::optional<Case> from_begin = state;
+  if (begin > 0) {
+    std::vector<size_t> before(begin);
+    for (size_t i = 0; i < begin; ++i) before[i] = i;
+    from_begin = with_nodes_cut(state, before, refs, CutMode::DropFeeders);
+    // The cut keeps every node from `begin` on, so node `last` is now node last - begin. Where
+    // it is not (an edit libtorch normalized further), no candidate rather than a wrong one.
+    if (!from_begin || cuttable_nodes(*from_begin->graph).size() != n - begin) return std::nullopt;
+  }
+  if (last + 1 >= n) return from_begin;
+  return truncated_after(*from_begin, last - begin);
+}
+
+}  // namespace
+
+bool bisect_window_pass(PassContext& ctx) {
+  const size_t n = cuttable_nodes(*ctx.state().graph).size();
+  if (n < 2) return false;
+  const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(ctx.state());
+  if (!refs) return false;
+  size_t lo = 0, hi = n - 1;  // the window: the whole state is known to fail
+  std::optional<Case> best;
+  bool upper_first = false;  // ask first for the half that failed last round
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    const std::pair<size_t, size_t> lower{lo, mid}, upper{mid + 1, hi};
+    const std::vector<std::pair<size_t, size_t>> halves =
+        upper_first ? std::vector{upper, lower} : std::vector{lower, upper};
+    auto found = ctx.first_interesting_lazily(
+        halves.size(), [&](size_t i) { return window(ctx.state(), halves[i].first, halves[i].second, *refs); });
+    if (!found) break;  // neither half fails alone: the window stays as it is
+    std::tie(lo, hi) = halves[found->first];
+    upper_first = halves[found->first] == upper;
+    best = std::move(found->second);
+  }
+  return best && ctx.try_candidate(std::move(best));
+}
+
+}  // namespace tsrepro
