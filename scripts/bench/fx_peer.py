@@ -5,6 +5,8 @@ warm-up), and fail when the culprit ops are all present (accuracy: perturb the t
 and compare with allclose, as tsrepro compares).
 
 Usage: /usr/bin/python3 fx_peer.py CASE_NAME  ->  one JSON line {queries, seconds, final_nodes}
+       /usr/bin/python3 fx_peer.py real:MODEL:POSITION   (real_models.py: the model's make_fx graph,
+                                                           failing while the culprit op is present)
 """
 
 import contextlib
@@ -19,11 +21,13 @@ warnings.filterwarnings("ignore")
 import torch  # noqa: E402
 from functorch._src.fx_minifier import minifier  # noqa: E402
 
+import real_models  # noqa: E402
 import twins  # noqa: E402
 
 
 def ops_in(mod):
-    return {n.target.__name__ for n in mod.graph.nodes if n.op == "call_function"}
+    # make_fx graphs call overloads (clamp_min.default): the op's name is what comes before the dot.
+    return {n.target.__name__.split(".")[0] for n in mod.graph.nodes if n.op == "call_function"}
 
 
 def make_oracle(check):
@@ -53,9 +57,15 @@ def make_oracle(check):
 
 def main():
     name = sys.argv[1]
-    spec, _, check = twins.cases()[name]
-    gm = twins.to_fx(spec)
-    inps = twins.inputs()
+    if name.startswith("real:"):
+        _, model_name, position = name.split(":")
+        gm = real_models.fx_graph(real_models.model_with_culprit(model_name, position))
+        inps = [real_models.example_input()]
+        check = real_models.CULPRIT_ATEN.split("::")[1]
+    else:
+        spec, _, check = twins.cases()[name]
+        gm = twins.to_fx(spec)
+        inps = twins.inputs()
     queries = [0]
     oracle = make_oracle(check)
 
@@ -64,7 +74,7 @@ def main():
         return oracle(mod, inps)
 
     start = time.monotonic()
-    with contextlib.redirect_stdout(io.StringIO()):
+    with contextlib.redirect_stdout(io.StringIO()), torch.no_grad():
         minimal, _ = minifier(gm, inps, counted, dump_state=lambda *a: None)
     seconds = time.monotonic() - start
     final = sum(1 for n in minimal.graph.nodes if n.op == "call_function")

@@ -4,6 +4,9 @@ Usage: /usr/bin/python3 scripts/bench/run.py [--build build] [--cases a,b] [--jo
                                               [--peer-timeout 600] [--no-extras] [--repeat 3]
                                               [--write docs/BENCHMARKS.md]
 
+--write replaces the file's chain section (between its marker lines); scripts/bench/real.py
+writes the real-model section the same way.
+
 For each case it writes the TorchScript IR twin and its inputs, imports them with `tsrepro
 import`, then runs, one after the other on the same machine, `tsrepro minify --json` (a whole
 process, start to exit) and fx_peer.py (the peer's minifier call; its Python start and torch
@@ -31,24 +34,19 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 
 import torch  # noqa: E402
 
+import markdown_section  # noqa: E402
 import twins  # noqa: E402
 
 
 def measured_child(argv, timeout, env=None):
-    """Runs argv under a tiny Python parent that reports the tree's peak RSS."""
-    helper = (
-        "import json,resource,subprocess,sys,time\n"
-        "t=time.monotonic()\n"
-        "p=subprocess.run(sys.argv[2:],stdout=subprocess.PIPE,stderr=subprocess.DEVNULL,text=True,timeout=float(sys.argv[1]))\n"
-        "w=time.monotonic()-t\n"
-        "print(json.dumps({'rc':p.returncode,'out':p.stdout,'wall':w,"
-        "'rss_mib':resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss/1024}))\n")
+    """Runs argv under measure.py: exit code, stdout, wall time, peak RSS and tree PSS."""
     try:
-        r = subprocess.run([sys.executable, "-c", helper, str(timeout)] + argv, stdout=subprocess.PIPE, text=True,
-                           timeout=timeout + 30, env=dict(os.environ, **(env or {})))
+        r = subprocess.run([sys.executable, os.path.join(HERE, "measure.py"), str(timeout)] + argv,
+                           stdout=subprocess.PIPE, text=True, timeout=timeout + 30,
+                           env=dict(os.environ, **(env or {})))
         return json.loads(r.stdout)
     except (subprocess.TimeoutExpired, json.JSONDecodeError, subprocess.CalledProcessError):
-        return {"rc": None, "out": "", "wall": float(timeout), "rss_mib": 0.0}
+        return {"rc": None, "out": "", "wall": float(timeout), "rss_mib": 0.0, "tree_pss_mib": 0.0}
 
 
 def prepare(name, spec, workdir, tsrepro, elements=8):
@@ -186,7 +184,7 @@ def fmt(v, digits=1):
 
 def write_markdown(rows, extras, args):
     lines = [
-        "# Benchmarks",
+        "## Chains and synthetic DAGs",
         "",
         "`scripts/bench/run.py` (see README) on %s, %d cores, PyTorch %s; tsrepro `-j %s`; in one run, the two "
         "tools alternating on the same case, %d times each; each row is the run of median wall time "
@@ -220,8 +218,7 @@ def write_markdown(rows, extras, args):
     lines.append("")
     if extras:
         lines += extra_tables(extras)
-    with open(args.write, "w") as f:
-        f.write("\n".join(lines) + "\n")
+    markdown_section.replace(args.write, "chains", lines)
 
 
 def same_graph_rows(runs, label_format):
@@ -232,12 +229,12 @@ def same_graph_rows(runs, label_format):
 
 
 def extra_tables(extras):
-    lines = ["## -j 2 where candidates are slow", "",
+    lines = ["### -j 2 where candidates are slow", "",
              "A 200-node chain whose interest test is a user's `--test` command that sleeps 0.2 s per candidate "
              "(a slow out-of-tree compiler). Commits stay in order, so both find the same graph.", "",
              "| flags | queries | seconds | final nodes | same graph as -j 1 |", "| --- | --- | --- | --- | --- |"]
     lines += same_graph_rows(extras["jobs"], "`%s`")
-    lines += ["", "## Memory: `--offload`", "",
+    lines += ["", "### Memory: `--offload`", "",
               "A 5000-node chain with 4096-element inputs: the cutting passes (cut-ranges, cut-nodes) keep "
               "5000 reference values of 16 KiB (about 80 MiB) in memory, or on disk with `--offload` (written "
               "while the reference run goes, read back per candidate). The tsrepro process holds them; the "
@@ -253,7 +250,7 @@ def extra_tables(extras):
         lines.append("| `%s` | %s | %s | %s | %s (%s-%s) | %s |" % (
             r["label"], fmt(r["queries"]), fmt(r["seconds"]), fmt(r["final_nodes"]), fmt(r["cli_rss_mib"], 0),
             fmt(r["cli_rss_range"][0], 0), fmt(r["cli_rss_range"][1], 0), fmt(r["rss_mib"], 0)))
-    lines += ["", "## Worker starts: forked or exec'd", "",
+    lines += ["", "### Worker starts: forked or exec'd", "",
               "A 1000-node chain whose culprit segfaults: every candidate that keeps it kills its worker, so the "
               "minify starts a worker about once per such query. Forked from the zygote a start costs a few "
               "milliseconds; exec'd, each pays libtorch's start-up again.", "",

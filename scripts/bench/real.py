@@ -1,0 +1,149 @@
+"""Real-model benchmark: tsrepro minify against functorch's fx_minifier on torchvision models
+(real_models.py: the same model with one culprit op at the start, the middle or the end; scripted
+for tsrepro, make_fx'd for fx_minifier), side by side in one run.
+
+Usage: /usr/bin/python3 scripts/bench/real.py [--build build] [--models resnet18,...]
+                                              [--positions start,middle,end] [--repeat 3]
+                                              [--write docs/BENCHMARKS.md]
+
+--write replaces the real-model section of the file (between its marker lines) and leaves the
+rest as it is: scripts/bench/run.py writes the chain section the same way.
+
+For each case: the scripted model and its image are saved and imported (`tsrepro import`), then
+`tsrepro minify --backend inject:runtime-error@aten::clamp_min -j 1 --json` (a whole process) and
+fx_peer.py real:MODEL:POSITION (fx_minifier's call; its process too) run alternately --repeat
+times under measure.py. The memory bound is issue 14's: libtorch's ~170 MB plus twice the
+case's input bytes, for the whole process tree.
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+import torch  # noqa: E402
+
+import markdown_section  # noqa: E402
+import real_models  # noqa: E402
+from run import measured_child, median_run, fmt  # noqa: E402
+
+BACKEND = "inject:runtime-error@%s" % real_models.CULPRIT_ATEN
+LIBTORCH_MIB = 170  # issue 14's memory target: this plus twice the case's input bytes
+
+
+def prepare(model_name, position, workdir, tsrepro):
+    case_dir = os.path.join(workdir, "%s_%s" % (model_name, position))
+    os.makedirs(case_dir, exist_ok=True)
+    model_path = os.path.join(case_dir, "model.pt")
+    inputs_path = os.path.join(case_dir, "inputs.pt")
+    torch.jit.save(real_models.scripted(real_models.model_with_culprit(model_name, position)), model_path)
+    torch.save((real_models.example_input(),), inputs_path)
+    subprocess.run(["rm", "-rf", os.path.join(case_dir, "case"), os.path.join(case_dir, "out")], check=True)
+    subprocess.run([tsrepro, "import", model_path, "--inputs", inputs_path, "-o", os.path.join(case_dir, "case")],
+                   check=True, stdout=subprocess.DEVNULL)
+    return case_dir
+
+
+def minify(tsrepro, case_dir, timeout):
+    out = os.path.join(case_dir, "out")
+    subprocess.run(["rm", "-rf", out], check=True)
+    return measured_child([tsrepro, "minify", os.path.join(case_dir, "case"), "--backend", BACKEND, "-o", out,
+                           "--json", "-j", "1"], timeout)
+
+
+def input_mib(case_dir):
+    return os.path.getsize(os.path.join(case_dir, "case", "inputs.pt")) / 2**20
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--models", default=",".join(real_models.MODELS))
+    ap.add_argument("--positions", default=",".join(real_models.POSITIONS))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--write", default="")
+    args = ap.parse_args()
+    tsrepro = os.path.join(args.build, "tsrepro")
+    workdir = os.path.join(args.build, "bench", "real")
+
+    rows = []
+    for model_name in args.models.split(","):
+        for position in args.positions.split(","):
+            case_dir = prepare(model_name, position, workdir, tsrepro)
+            ts_runs, fx_runs = [], []
+            for _ in range(args.repeat):
+                ts_runs.append(minify(tsrepro, case_dir, args.timeout))
+                fx_runs.append(measured_child([sys.executable, os.path.join(HERE, "fx_peer.py"),
+                                               "real:%s:%s" % (model_name, position)], args.timeout))
+            ts = median_run(ts_runs, lambda r: r["wall"])
+            fx = median_run(fx_runs, lambda r: r["wall"] if r["rc"] == 0 else float("inf"))
+            tj = json.loads(ts["out"]) if ts["rc"] == 0 else {}
+            fj = json.loads(fx["out"]) if fx["rc"] == 0 else {}
+            nodes = tj.get("original_nodes")
+            row = {"model": model_name, "position": position, "nodes": nodes,
+                   "target_queries": 2 * math.ceil(math.log2(nodes)) + 10 if nodes else None,
+                   "input_mib": input_mib(case_dir),
+                   "tsrepro": {"ok": ts["rc"] == 0, "queries": tj.get("queries"), "seconds": ts["wall"],
+                               "final_nodes": tj.get("final_nodes"), "query_ms_median": tj.get("query_ms_median"),
+                               "overhead_ms_median": tj.get("query_overhead_ms_median"),
+                               "tree_pss_mib": ts["tree_pss_mib"], "rss_mib": ts["rss_mib"],
+                               "all_seconds": [round(r["wall"], 2) for r in ts_runs]},
+                   "fx_minifier": {"ok": fx["rc"] == 0, "queries": fj.get("queries"), "seconds": fj.get("seconds"),
+                                   "process_seconds": fx["wall"], "final_nodes": fj.get("final_nodes"),
+                                   "tree_pss_mib": fx["tree_pss_mib"]}}
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    if args.write:
+        markdown_section.replace(args.write, "real-models", table(rows, args))
+
+
+def table(rows, args):
+    lines = [
+        "## Real models: torchvision classifiers, one culprit at the start, the middle or the end",
+        "",
+        "`scripts/bench/real.py` (see README), PyTorch %s, torchvision's models with random weights and one "
+        "1x3x32x32 image; the culprit is one `torch.clamp_min(x, -3e38)` (the identity here, an op the models "
+        "do not use) after the leaf module at 5%%, 50%% or 95%% of the forward pass's calls "
+        "(`scripts/bench/real_models.py`). tsrepro minifies the scripted model under `%s` with `-j 1`; "
+        "fx_minifier minifies the model's make_fx graph with an oracle that runs it eagerly, traces it with "
+        "torch.jit.trace, runs the trace twice and fails while clamp_min is present. %d runs per tool and "
+        "case, alternating; the run of median wall time." % (torch.__version__, BACKEND, args.repeat),
+        "",
+        "- **nodes**: compute nodes of the imported TorchScript graph (prim::If/Loop bodies counted); "
+        "**target q**: 2·⌈log2 nodes⌉ + 10.",
+        "- **ts s**: the whole `tsrepro minify` process; **fx s**: fx_minifier's call alone; **fx proc s**: its "
+        "whole process (Python start, imports, building the model and its make_fx graph included). "
+        "**end to end** = fx proc s / ts s; **vs call** = fx s / ts s.",
+        "- **overhead ms**: median over queries of the query's wall time less the candidate's own compute (the "
+        "worker's reference run, backend compile and run, comparison).",
+        "- **tree MiB**: peak of the summed PSS of the minify's process tree (CLI, zygote, worker), sampled "
+        "every 20 ms (fx: its one process); **bound** = %d MiB (libtorch) + 2 × the case's inputs.pt." % LIBTORCH_MIB,
+        "",
+        "| model | culprit | nodes | target q | ts q | fx q | ts s | fx s | fx proc s | end to end | vs call "
+        "| ms/query median | overhead ms | final nodes ts / fx | inputs MiB | tree MiB ts / bound / fx |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        t, p = r["tsrepro"], r["fx_minifier"]
+        end_to_end = p["process_seconds"] / t["seconds"] if t["ok"] and p["ok"] else None
+        vs_call = p["seconds"] / t["seconds"] if t["ok"] and p["ok"] else None
+        bound = LIBTORCH_MIB + 2 * r["input_mib"]
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s | %s / %s / %s |" % (
+            r["model"], r["position"], fmt(r["nodes"]), fmt(r["target_queries"]),
+            fmt(t["queries"]) if t["ok"] else "failed", fmt(p["queries"]) if p["ok"] else "failed",
+            fmt(t["seconds"], 2), fmt(p["seconds"], 2), fmt(p["process_seconds"], 2),
+            fmt(end_to_end, 2) + "x" if end_to_end else "-", fmt(vs_call, 2) + "x" if vs_call else "-",
+            fmt(t["query_ms_median"], 1), fmt(t["overhead_ms_median"], 1), fmt(t["final_nodes"]),
+            fmt(p["final_nodes"]), fmt(r["input_mib"], 0), fmt(t["tree_pss_mib"], 0), fmt(bound, 0),
+            fmt(p["tree_pss_mib"], 0)))
+    return lines
+
+
+if __name__ == "__main__":
+    main()
