@@ -90,11 +90,11 @@ class WriteAnalysis {
 
   static bool is_pass_through(c10::Symbol kind) {
     static const std::set<c10::Symbol> kinds = {
-        c10::prim::ListConstruct, c10::prim::ListUnpack,  c10::prim::TupleConstruct, c10::prim::TupleUnpack,
+        c10::prim::ListConstruct, c10::prim::ListUnpack,    c10::prim::TupleConstruct, c10::prim::TupleUnpack,
         c10::prim::TupleIndex,    c10::prim::DictConstruct, c10::prim::unchecked_cast, c10::prim::RaiseException,
         c10::prim::Uninitialized, c10::prim::GetAttr,       c10::prim::dtype,          c10::prim::device,
-                 c10::prim::requires_grad, c10::prim::is_cuda,        c10::aten::__is__,
-        c10::aten::__isnot__,     c10::prim::isinstance,    c10::prim::NumToTensor,
+        c10::prim::requires_grad, c10::prim::is_cuda,       c10::aten::__is__,         c10::aten::__isnot__,
+        c10::prim::isinstance,    c10::prim::NumToTensor,
     };
     return kinds.count(kind) > 0;
   }
