@@ -10,6 +10,7 @@
 #include <torch/script.h>
 
 #include "runner/evaluate.h"
+#include "runner/fp64_reference.h"
 #include "runner/written_inputs.h"
 #include "tsrepro/error.h"
 
@@ -224,12 +225,6 @@ CompareResult compare_sides(const SideResult& ref, const SideResult& res, const 
   return forward;
 }
 
-std::vector<c10::IValue> to_fp64(const std::vector<c10::IValue>& values) {
-  std::vector<c10::IValue> out;
-  for (const c10::IValue& v : values) out.push_back(cast_floating_to_fp64(v));
-  return out;
-}
-
 std::string describe_diff(const OutputDiff& d) {
   std::ostringstream text;
   text << "output " << d.path << " (" << d.dtype << "): max_abs " << d.max_abs << ", max_rel " << d.max_rel;
@@ -371,7 +366,9 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
     // Only now is the fp64 run worth its cost: it can excuse a float32 result that is merely noisy.
     on_stage("fp64");
     try {
-      SideResult fp64 = run_reference(*reference, input, to_fp64(inputs), policy);
+      const Fp64Reference fp64_case = fp64_reference(input, inputs, policy.with_grad);
+      const InputPolicy fp64_policy{policy.with_grad, inputs_maybe_written(*fp64_case.input.graph)};
+      SideResult fp64 = run_reference(*reference, fp64_case.input, fp64_case.inputs, fp64_policy);
       comparison = compare_sides(ref, res, &fp64, request.run.compare);
     } catch (...) {
       // No fp64 reference for this graph (dtype-specific ops): judge by allclose alone, as same() does.

@@ -4,6 +4,7 @@
 
 #include "repro/after/accuracy_check.h"
 #include "runner/backends/builtin.h"
+#include "runner/fp64_reference.h"
 
 namespace tsrepro {
 
@@ -13,9 +14,8 @@ std::optional<Verdict> accuracy_failure(const std::shared_ptr<torch::jit::Graph>
   const std::vector<c10::IValue> expected = interpret_graph(graph->copy())->run(clone_values(inputs));
   std::optional<std::vector<c10::IValue>> fp64;
   try {
-    std::vector<c10::IValue> wide;
-    for (const c10::IValue& v : inputs) wide.push_back(cast_floating_to_fp64(v));
-    fp64 = interpret_graph(graph->copy())->run(std::move(wide));
+    const Fp64Reference wide = fp64_reference(BackendInput{graph, {}}, inputs, /*with_grad=*/{});
+    fp64 = interpret_graph(wide.input.graph)->run(wide.inputs);
   } catch (const std::exception&) {
     // Some graphs cannot run in fp64 (a dtype-specialized op): same() then uses ref as fp64.
   }

@@ -1,7 +1,7 @@
 """Runs one command and reports, as one JSON line on stdout: its exit code, its stdout, its wall
 time, the largest resident set of any process of its tree (getrusage of the waited children:
 exact, but per process), and the peak of the tree's summed proportional set size (PSS, sampled
-from /proc every 20 ms: pages shared between the CLI, the zygote and the workers, libtorch's
+from /proc every 5 ms: pages shared between the CLI, the zygote and the workers, libtorch's
 among them, are counted once, so this is what the whole tree costs the machine).
 
 Usage: /usr/bin/python3 measure.py TIMEOUT_SECONDS COMMAND [ARG...]
@@ -59,7 +59,7 @@ def main():
     done = threading.Event()
 
     def sample():  # on its own thread, so that the wall time is the process's, not the sampling's
-        while not done.wait(0.02):
+        while not done.wait(0.005):
             peak_pss[0] = max(peak_pss[0], tree_pss_kib(process.pid))
 
     sampler = threading.Thread(target=sample)
