@@ -34,10 +34,10 @@ void cast_before_first_use(torch::jit::Graph& graph, torch::jit::Value* value) {
   torch::jit::Node* first = first_top_level_user(value, graph.block());
   if (first == nullptr) return;  // unused: nothing reads it, nothing to cast
   torch::jit::WithInsertPoint here(first);
-  torch::jit::Node* cast = graph.create(c10::Symbol::fromQualString("aten::to"),
-                                        {value, graph.insertConstant(static_cast<int64_t>(at::kDouble)),
-                                         graph.insertConstant(false), graph.insertConstant(false),
-                                         graph.insertConstant(c10::IValue())});
+  torch::jit::Node* cast =
+      graph.create(c10::Symbol::fromQualString("aten::to"),
+                   {value, graph.insertConstant(static_cast<int64_t>(at::kDouble)), graph.insertConstant(false),
+                    graph.insertConstant(false), graph.insertConstant(c10::IValue())});
   graph.insertNode(cast);
   torch::jit::Value* copy = cast->output();
   copy->setType(value->type()->expect<c10::TensorType>()->withScalarType(at::kDouble));

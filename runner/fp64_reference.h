@@ -15,8 +15,8 @@
 namespace tsrepro {
 
 struct Fp64Reference {
-  BackendInput input;                // the graph with its casts
-  std::vector<c10::IValue> inputs;   // the values to run it on
+  BackendInput input;               // the graph with its casts
+  std::vector<c10::IValue> inputs;  // the values to run it on
 };
 
 // The graph and values of the float64 reference. Inputs whose gradient is wanted (`with_grad`)

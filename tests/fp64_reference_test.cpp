@@ -14,7 +14,8 @@ namespace tsrepro {
 namespace {
 
 // Two "layers" of parameters, an integer index, and a parameter used only inside an If body.
-constexpr const char* kLayers = R"IR(graph(%x : Tensor, %w1 : Tensor, %w2 : Tensor, %idx : Tensor, %w3 : Tensor, %c : bool):
+constexpr const char* kLayers =
+    R"IR(graph(%x : Tensor, %w1 : Tensor, %w2 : Tensor, %idx : Tensor, %w3 : Tensor, %c : bool):
   %zero : int = prim::Constant[value=0]()
   %one : int = prim::Constant[value=1]()
   %y1 : Tensor = aten::mul(%x, %w1)
@@ -30,7 +31,8 @@ constexpr const char* kLayers = R"IR(graph(%x : Tensor, %w1 : Tensor, %w2 : Tens
   return (%out, %w1))IR";
 
 std::vector<c10::IValue> layer_inputs() {
-  return {torch::randn({4}), torch::randn({4}), torch::randn({4}), torch::tensor({2, 0}, torch::kLong),
+  return {torch::randn({4}), torch::randn({4}),
+          torch::randn({4}), torch::tensor({2, 0}, torch::kLong),
           torch::randn({1}), true};
 }
 
@@ -55,8 +57,8 @@ TEST(Fp64Reference, CastsEachFloatingInputRightBeforeItsFirstUse) {
   // The values handed to the run stay float32: only the graph's copies are float64.
   EXPECT_EQ(fp64.inputs[1].toTensor().scalar_type(), at::kFloat);
   // The original graph is untouched.
-  EXPECT_EQ(kinds(*input.graph), (std::vector<std::string>{"aten::mul", "aten::relu", "aten::mul",
-                                                           "aten::index_select", "prim::If"}));
+  EXPECT_EQ(kinds(*input.graph),
+            (std::vector<std::string>{"aten::mul", "aten::relu", "aten::mul", "aten::index_select", "prim::If"}));
 }
 
 TEST(Fp64Reference, ComputesWhatCastingEveryInputUpFrontComputes) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <optional>
 
 #include <gtest/gtest.h>
 #include <torch/script.h>
@@ -441,6 +442,49 @@ TEST_P(OneCulpritQueries, GrowLogarithmically) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Positions, OneCulpritQueries, ::testing::Values(0, 1, 100, 128, 254, 255));
+
+// The same bound when the culprit sits inside a block: 100 tanh nodes, a prim::If or prim::Loop
+// whose body is 40 nodes with the relu in its middle, 100 more tanh nodes.
+std::string culprit_in_block_ir(const std::string& block_kind) {
+  auto chain = [](const std::string& from, const std::string& prefix, size_t n, std::optional<size_t> relu_at) {
+    const std::string indent = relu_at ? "      " : "  ";  // the culprit's chain is a block body
+    std::string ir;
+    std::string last = from;
+    for (size_t i = 0; i < n; ++i) {
+      const std::string next = prefix + std::to_string(i);
+      ir += indent + "%" + next + " : Tensor = aten::" + (relu_at == i ? "relu" : "tanh") + "(%" + last + ")\n";
+      last = next;
+    }
+    return std::make_pair(ir, last);
+  };
+  std::string ir = "graph(%x : Tensor, %flag : bool, %trips : int):\n";
+  auto [before, head] = chain("x", "a", 100, std::nullopt);
+  auto [body, body_out] = chain(block_kind == "If" ? head : "acc", "b", 40, 20);
+  ir += before;
+  if (block_kind == "If") {
+    ir += "  %mid : Tensor = prim::If(%flag)\n    block0():\n" + body + "      -> (%" + body_out + ")\n" +
+          "    block1():\n      -> (%" + head + ")\n";
+  } else {
+    ir += "  %mid : Tensor = prim::Loop(%trips, %flag, %" + head + ")\n    block0(%i : int, %acc : Tensor):\n" + body +
+          "      -> (%flag, %" + body_out + ")\n";
+  }
+  auto [after, tail] = chain("mid", "c", 100, std::nullopt);
+  return ir + after + "  return (%" + tail + ")\n";
+}
+
+class CulpritInABlockQueries : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CulpritInABlockQueries, GrowLogarithmically) {
+  const Case c = case_from_ir(culprit_in_block_ir(GetParam()), {at::randn({4}), true, int64_t{2}});
+  const size_t n = count_compute_nodes(*c.graph);
+  ASSERT_GE(n, 240u);
+  const MinifyResult r = minify_with(c, has_op("aten::relu"));
+  EXPECT_EQ(node_kinds(r.minimized), (std::vector<std::string>{"aten::relu"}));
+  RecordProperty("queries", static_cast<int>(r.stats.queries));
+  EXPECT_LE(r.stats.queries, 2 * static_cast<size_t>(std::ceil(std::log2(n))) + 10) << "culprit in a " << GetParam();
+}
+
+INSTANTIATE_TEST_SUITE_P(Blocks, CulpritInABlockQueries, ::testing::Values("If", "Loop"));
 
 TEST(Engine, RunsOnlyThePassesNamedAndRefusesUnknownOnes) {
   MinifyObserver quiet;
