@@ -6,7 +6,8 @@ among them, are counted once, so this is what the whole tree costs the machine).
 
 Usage: /usr/bin/python3 measure.py TIMEOUT_SECONDS COMMAND [ARG...]
 
-A separate small process, so that what it measures is the command's tree alone.
+A separate small process, so that what it measures is the command's tree alone; and none of its
+ancestors may hold libtorch (torch_side.py), or it would take a share of the tree's pages.
 """
 
 import json

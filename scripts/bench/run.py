@@ -32,14 +32,15 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-import torch  # noqa: E402
-
 import markdown_section  # noqa: E402
+import torch_side  # noqa: E402
 import twins  # noqa: E402
 
 
 def measured_child(argv, timeout, env=None):
     """Runs argv under measure.py: exit code, stdout, wall time, peak RSS and tree PSS."""
+    if "torch" in sys.modules:  # it would share libtorch's pages with the tree: see torch_side.py
+        raise RuntimeError("a benchmark driver must not import torch; use torch_side.py")
     try:
         r = subprocess.run([sys.executable, os.path.join(HERE, "measure.py"), str(timeout)] + argv,
                            stdout=subprocess.PIPE, text=True, timeout=timeout + 30,
@@ -54,7 +55,7 @@ def prepare(name, spec, workdir, tsrepro, elements=8):
     os.makedirs(case_dir, exist_ok=True)
     with open(os.path.join(case_dir, "graph.ir"), "w") as f:
         f.write(twins.to_ir(spec))
-    torch.save(twins.inputs(elements), os.path.join(case_dir, "inputs.pt"))
+    torch_side.run("twin-inputs", elements, os.path.join(case_dir, "inputs.pt"))
     subprocess.run(["rm", "-rf", os.path.join(case_dir, "case"), os.path.join(case_dir, "out")], check=True)
     subprocess.run([tsrepro, "import", os.path.join(case_dir, "graph.ir"), "--inputs",
                     os.path.join(case_dir, "inputs.pt"), "-o", os.path.join(case_dir, "case")],
@@ -189,7 +190,7 @@ def write_markdown(rows, extras, args):
         "`scripts/bench/run.py` (see README) on %s, %d cores, PyTorch %s; tsrepro `-j %s`; in one run, the two "
         "tools alternating on the same case, %d times each; each row is the run of median wall time "
         "(fx: of median minifier-call time)." % (platform.processor() or platform.machine(), os.cpu_count(),
-                                                 torch.__version__, args.jobs, args.repeat),
+                                                 json.loads(torch_side.run("describe"))["torch"], args.jobs, args.repeat),
         "",
         "- **tsrepro s**: the whole `tsrepro minify` process, start to exit (libtorch load, worker start, "
         "checkpoints and reproducers written). **fx s**: functorch's `minifier()` call alone (its Python start "
@@ -198,7 +199,7 @@ def write_markdown(rows, extras, args):
         "runs eagerly, traces with torch.jit.trace and runs the trace twice, like tsrepro's reference + backend).",
         "- **RSS**: peak resident set of the process tree (tsrepro: the largest of the CLI and its workers).",
         "- **end to end**: fx proc s / tsrepro s, whole process against whole process. **vs call**: fx s / "
-        "tsrepro s, which charges tsrepro its libtorch start-up (about 0.6 s here) but not the peer its Python's.",
+        "tsrepro s, which charges tsrepro its libtorch start-up (about 0.3 s here) but not the peer its Python's.",
         "",
         "| case | nodes | target q | tsrepro q | fx q | tsrepro s | fx s | fx proc s | end to end | vs call "
         "| final nodes ts / fx | ms/query median | RSS MiB ts / fx |",
@@ -235,9 +236,11 @@ def extra_tables(extras):
              "| flags | queries | seconds | final nodes | same graph as -j 1 |", "| --- | --- | --- | --- | --- |"]
     lines += same_graph_rows(extras["jobs"], "`%s`")
     lines += ["", "### Memory: `--offload`", "",
-              "A 5000-node chain with 4096-element inputs: the cutting passes (cut-ranges, cut-nodes) keep "
-              "5000 reference values of 16 KiB (about 80 MiB) in memory, or on disk with `--offload` (written "
-              "while the reference run goes, read back per candidate). The tsrepro process holds them; the "
+              "A 5000-node chain with 4096-element inputs: the cutting passes (bisect-window, cut-ranges, "
+              "cut-nodes) need 5000 reference values of 16 KiB (about 80 MiB): by default the first 32 MiB "
+              "stay in memory and the rest go to disk (kReferenceValuesMemoryBudget), with `--offload` all of "
+              "them go to disk (written while the reference run goes, read back per candidate). The tsrepro "
+              "process holds them; the "
               "tree's peak is its largest process (a worker may be the largest). Offloaded, what is left above "
               "the ~170 MiB of libtorch and the case is the instrumented reference run itself (a graph of "
               "15000 nodes and its interpreter code, about 30 MiB); the freed tensors and pickle buffers are "

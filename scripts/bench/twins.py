@@ -6,8 +6,8 @@ are indices of earlier nodes (-1 is the graph input x). The graph returns the la
 Deterministic: the same name always gives the same spec.
 """
 
-import torch
-import torch.fx as fx
+# torch is imported where it is used: run.py builds IR text from these specs without loading
+# libtorch (see torch_side.py).
 
 # Unary ops that keep values bounded, so long chains stay finite; the culprits are relu and abs.
 UNARY = ["sin", "tanh", "cos", "sigmoid", "neg"]
@@ -55,6 +55,8 @@ def cases():
 
 
 def to_fx(spec):
+    import torch
+    import torch.fx as fx
     graph = fx.Graph()
     x = graph.placeholder("x")
     values = []
@@ -80,4 +82,5 @@ def to_ir(spec):
 
 def inputs(elements=8):
     """Tiny by default (NNC has no LLVM here); the memory case asks for wider tensors."""
+    import torch
     return [torch.linspace(-2.0, 2.0, elements)]
