@@ -189,9 +189,19 @@ double own_peak_rss_mib() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
 }
 
+// Where each node left came from (node_origin.h): empty where the case has no origins.
+nlohmann::json final_node_origins(const Case& minimized) {
+  nlohmann::json list = nlohmann::json::array();
+  if (minimized.node_origins)
+    for (const NodeOrigin& o : origins_in_graph(*minimized.graph, *minimized.node_origins))
+      list.push_back(origin_to_json(o));
+  return list;
+}
+
 nlohmann::json summary_json(const MinifyResult& r, const EarlierProgress& earlier, const std::string& repro_dir) {
   const ExpectedFailure& f = *r.minimized.expected;
   return {{"original_nodes", earlier.original_nodes},
+          {"final_node_origins", final_node_origins(r.minimized)},
           {"final_nodes", r.final_nodes},
           {"queries", earlier.queries + r.stats.queries},
           {"cache_hits", earlier.cache_hits + r.stats.cache_hits},
@@ -215,8 +225,15 @@ void print_summary(const nlohmann::json& s, const std::string& out_dir) {
             << "\n"
             << "queries:   " << s["queries"] << " run, " << s["cache_hits"] << " cache hits, "
             << seconds_text(s["seconds"].get<double>()) << "\n"
-            << "failure:   " << s["signature"].get<std::string>() << "\n"
-            << "case:      " << dir << "/ (checkpoints in " << out_dir << "/checkpoints/)\n";
+            << "failure:   " << s["signature"].get<std::string>() << "\n";
+  for (const nlohmann::json& o : s["final_node_origins"]) {
+    std::cout << "from:      " << o["kind"].get<std::string>();
+    if (!o["file"].get<std::string>().empty())
+      std::cout << " at " << o["file"].get<std::string>() << ":" << o["line"].get<int64_t>();
+    if (!o["module_path"].get<std::string>().empty()) std::cout << " in " << o["module_path"].get<std::string>();
+    std::cout << " (node " << o["index"].get<int64_t>() << " of the imported graph)\n";
+  }
+  std::cout << "case:      " << dir << "/ (checkpoints in " << out_dir << "/checkpoints/)\n";
   if (!s["repro_py"].get<std::string>().empty())
     std::cout << "repro:     /usr/bin/python3 " << dir << "/repro.py      (exits 1 while the failure reproduces)\n"
               << "           cmake -S " << dir << " -B " << dir << "/build && cmake --build " << dir << "/build && "

@@ -126,6 +126,9 @@ std::string repro_output(const IssueReport& r) {
          markdown_code_block(last_lines(r.repro_run->output, kShownOutputLines));
 }
 
+// A minified case has a handful of nodes; an unminified one may have hundreds.
+constexpr size_t kListedReportOrigins = 20;
+
 std::string provenance(const Case& c) {
   std::ostringstream out;
   const nlohmann::json& p = c.provenance;
@@ -144,9 +147,24 @@ std::string provenance(const Case& c) {
       parameters.push_back(spec.lifted_from);
   if (!parameters.empty())
     out << "- Parameters, buffers and attributes the nodes read: " << joined_spans(parameters) << ".\n";
-  out << "- Ops: " << joined_spans(interesting_ops(*c.graph)) << ".\n"
-      << "- The case's graph.ir holds no source ranges, so the lines of the model's code behind each node are not "
-         "recorded here.\n";
+  out << "- Ops: " << joined_spans(interesting_ops(*c.graph)) << ".\n";
+  const std::vector<NodeOrigin> origins =
+      c.node_origins ? origins_in_graph(*c.graph, *c.node_origins) : std::vector<NodeOrigin>{};
+  if (origins.empty()) {
+    out << "- The case records no node origins (imported before tsrepro kept them, or from IR text without "
+           "them), so the lines of the model's code behind each node are not listed here.\n";
+    return out.str();
+  }
+  out << "- Each node, where the model's code makes it (node numbers of the imported graph):\n";
+  for (size_t i = 0; i < origins.size() && i < kListedReportOrigins; ++i) {
+    const NodeOrigin& o = origins[i];
+    out << "  - " << markdown_code_span(o.kind);
+    if (!o.file.empty()) out << " at " << markdown_code_span(o.file + ":" + std::to_string(o.line));
+    if (!o.module_path.empty()) out << " in " << markdown_code_span(o.module_path);
+    out << " (node " << o.index << ")\n";
+  }
+  if (origins.size() > kListedReportOrigins)
+    out << "  - and " << origins.size() - kListedReportOrigins << " more (the case's graph.ir comments)\n";
   return out.str();
 }
 

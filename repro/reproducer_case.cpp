@@ -116,6 +116,22 @@ InjectSection inject_section_parts(const InjectPlan& plan) {
   return section;
 }
 
+std::string node_origins_text(const Case& c) {
+  if (!c.node_origins) return "";
+  const std::vector<NodeOrigin> origins = origins_in_graph(*c.graph, *c.node_origins);
+  std::string text;
+  for (size_t i = 0; i < origins.size() && i < kListedNodeOrigins; ++i) {
+    const NodeOrigin& o = origins[i];
+    text += (i ? "; " : "") + o.kind;
+    if (!o.file.empty()) text += " at " + o.file + ":" + std::to_string(o.line);
+    text +=
+        " (" + (o.module_path.empty() ? std::string() : o.module_path + ", ") + "node " + std::to_string(o.index) + ")";
+  }
+  if (origins.size() > kListedNodeOrigins)
+    text += "; and " + std::to_string(origins.size() - kListedNodeOrigins) + " more (graph.ir's comments)";
+  return text;
+}
+
 void add_common_values(const Case& c, const ReproSettings& s, std::string (*comment)(std::string_view),
                        std::string (*literal)(std::string_view), TemplateValues& values, TemplateFlags& flags) {
   values["TITLE"] = comment(issue_title(c, s));
@@ -125,6 +141,8 @@ void add_common_values(const Case& c, const ReproSettings& s, std::string (*comm
   values["EXPECTED_TEXT"] = comment(expected_failure_text(s));
   values["COMMAND"] = comment(s.command_line);
   if (!s.command_line.empty()) flags.insert("command");
+  values["NODE_ORIGINS"] = comment(node_origins_text(c));
+  if (!values["NODE_ORIGINS"].empty()) flags.insert("origins");
   values["EXPECTED"] = literal(s.expected_kind);
   values["EXIT_ON_EXCEPTION"] = s.expected_kind == "exception" ? "1" : "0";
   values["DEVICE"] = literal(s.run.device);

@@ -48,6 +48,11 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& settings,
 // graph.ir, with every Device constant naming the run's device (as tsrepro's --device does).
 std::string reproducer_graph_ir(const Case& c, const ReproSettings& settings);
 
+// "aten::max_pool2d at resnet.py:270 (maxpool, node 17); ...": where the graph's nodes came
+// from, for a reproducer's header; the first kListedNodeOrigins of them. Empty without origins.
+inline constexpr size_t kListedNodeOrigins = 8;
+std::string node_origins_text(const Case& c);
+
 // Whether the reproducer makes its inputs from seeded fake values (a fake-only case has no inputs.pt).
 bool uses_fake_inputs(const Case& c, const ReproSettings& settings);
 

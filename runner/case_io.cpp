@@ -1,5 +1,6 @@
 // Case directory I/O: case.json + graph.ir + inputs.pt, always written atomically.
 
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -76,33 +77,117 @@ fs::path temporary_sibling(const fs::path& dir) {
 
 }  // namespace
 
-std::string graph_to_ir(const torch::jit::Graph& graph) {
-  // The printer writes a node without outputs as " = prim::If(...)"; parseIR wants no "=" there.
-  // A plain scan, not std::regex: this runs twice per query on graphs of 100 KB of text, where
-  // libstdc++'s regex took milliseconds.
+namespace {
+
+const std::string kOwnAttributePrefix = "tsrepro_";
+const std::string kOriginAttributeText = "tsrepro_origin=";
+
+// Takes tsrepro's own attributes out of one printed node line ("aten::relu[tsrepro_origin=17]
+// (%x)" -> "aten::relu(%x)"); returns the origin number it held, if any.
+std::optional<int64_t> strip_own_attributes(std::string& line) {
+  std::optional<int64_t> origin;
+  if (line.find("prim::Constant[") != std::string::npos) return origin;  // never numbered
+  for (size_t at = line.find(kOwnAttributePrefix); at != std::string::npos; at = line.find(kOwnAttributePrefix, at)) {
+    const bool first = at > 0 && line[at - 1] == '[';
+    const bool later = at > 1 && line.compare(at - 2, 2, ", ") == 0;
+    if (!first && !later) {
+      at += kOwnAttributePrefix.size();
+      continue;
+    }
+    const size_t equals = line.find('=', at);
+    size_t end = equals == std::string::npos ? line.size() : equals + 1;
+    while (end < line.size() && (std::isdigit(static_cast<unsigned char>(line[end])) || line[end] == '-')) ++end;
+    if (line.compare(at, kOriginAttributeText.size(), kOriginAttributeText) == 0 && end > equals + 1)
+      origin = std::stoll(line.substr(equals + 1, end - equals - 1));
+    if (later) {
+      line.erase(at - 2, end - at + 2);
+      at -= 2;
+    } else if (line.compare(end, 2, ", ") == 0) {
+      line.erase(at, end + 2 - at);
+    } else {
+      line.erase(at, end - at);
+      if (line.compare(at - 1, 2, "[]") == 0) {
+        line.erase(at - 1, 2);
+        --at;
+      }
+    }
+  }
+  return origin;
+}
+
+// The printer writes a node without outputs as " = prim::If(...)"; parseIR wants no "=" there.
+// A plain scan, not std::regex: this runs twice per query on graphs of 100 KB of text, where
+// libstdc++'s regex took milliseconds.
+std::string print_ir(const torch::jit::Graph& graph, const NodeOrigins* origins) {
   const std::string printed = graph.toString(false);
   std::string text;
   text.reserve(printed.size());
-  for (size_t line = 0; line < printed.size();) {
-    const size_t end = std::min(printed.find('\n', line), printed.size());
-    const size_t indent = printed.find_first_not_of(' ', line);
-    const bool no_outputs = indent > line && indent < end && printed.compare(indent, 2, "= ") == 0;
-    if (no_outputs) {  // "<spaces> = rest" becomes "<spaces less one>rest"
-      text.append(printed, line, indent - 1 - line);
-      text.append(printed, indent + 2, end - indent - 2);
-    } else {
-      text.append(printed, line, end - line);
+  std::string line;
+  for (size_t start = 0; start < printed.size();) {
+    const size_t end = std::min(printed.find('\n', start), printed.size());
+    line.assign(printed, start, end - start);
+    const size_t indent = line.find_first_not_of(' ');
+    if (indent != std::string::npos && indent > 0 && line.compare(indent, 2, "= ") == 0)
+      line.erase(indent - 1, 3);  // "<spaces> = rest" becomes "<spaces less one>rest"
+    int64_t origin = -1;
+    if (line.find(kOwnAttributePrefix) != std::string::npos) origin = strip_own_attributes(line).value_or(-1);
+    if (origins && origin >= 0 && static_cast<size_t>(origin) < origins->size()) {
+      // Ours replaces the source-range comment torch prints for nodes inside blocks.
+      const size_t torch_comment = line.find(" # ");
+      if (torch_comment != std::string::npos) line.erase(torch_comment);
+      line += " # " + origin_comment((*origins)[static_cast<size_t>(origin)]);
     }
+    text += line;
     if (end < printed.size()) text.push_back('\n');
-    line = end + 1;
+    start = end + 1;
   }
   return text;
+}
+
+// graph.ir's origin comments back into attributes, so that parseIR numbers the nodes again:
+// "%y : Tensor = aten::relu(%x) # ... (node 17)" -> "%y : Tensor = aten::relu[tsrepro_origin=17](%x)".
+std::string numbered_from_comments(const std::string& text) {
+  if (text.find("(node ") == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (size_t start = 0; start < text.size();) {
+    const size_t end = std::min(text.find('\n', start), text.size());
+    std::string line = text.substr(start, end - start);
+    const size_t hash = line.find(" # ");
+    const std::optional<int64_t> index =
+        hash == std::string::npos ? std::nullopt : index_in_origin_comment(line.substr(hash + 3));
+    if (index) {
+      // The kind starts after " = ", or at the indent for a node without outputs.
+      const size_t equals = line.find(" = ");
+      size_t kind = equals != std::string::npos && equals < hash ? equals + 3 : line.find_first_not_of(' ');
+      const size_t bracket_or_paren = line.find_first_of("[(", kind);
+      const std::string attribute = "tsrepro_origin=" + std::to_string(*index);
+      if (bracket_or_paren != std::string::npos && bracket_or_paren < hash) {
+        if (line[bracket_or_paren] == '[')
+          line.insert(bracket_or_paren + 1, attribute + ", ");
+        else
+          line.insert(bracket_or_paren, "[" + attribute + "]");
+      }
+    }
+    out += line;
+    if (end < text.size()) out.push_back('\n');
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string graph_to_ir(const torch::jit::Graph& graph) { return print_ir(graph, nullptr); }
+
+std::string graph_to_ir_with_origins(const torch::jit::Graph& graph, const NodeOrigins* origins) {
+  return print_ir(graph, origins);
 }
 
 std::shared_ptr<torch::jit::Graph> graph_from_ir(const std::string& text, const std::string& origin) {
   auto graph = std::make_shared<torch::jit::Graph>();
   try {
-    torch::jit::parseIR(text, graph.get());
+    torch::jit::parseIR(numbered_from_comments(text), graph.get());
     graph->lint();
   } catch (const c10::Error& e) {
     throw UserError(origin + ": IR syntax error: " + one_line_error(e.what_without_backtrace()));
@@ -231,6 +316,15 @@ Case case_from_json(const fs::path& dir, const fs::path& json_path, const json& 
     c.expected = expected_from_json(meta["expected_failure"]);
   c.comparison = meta.value("comparison", json::object());
   c.provenance = meta.value("provenance", json::object());
+  if (meta.contains("node_origins") && meta["node_origins"].is_array()) {
+    auto table = std::make_shared<NodeOrigins>();
+    for (const json& entry : meta["node_origins"]) table->push_back(origin_from_json(entry));
+    for (size_t i = 0; i < table->size(); ++i)
+      if ((*table)[i].index != static_cast<int64_t>(i))
+        throw UserError(json_path.string() + ": node_origins entry " + std::to_string(i) + " is numbered " +
+                        std::to_string((*table)[i].index));
+    c.node_origins = std::move(table);
+  }
 
   const fs::path inputs_path = dir / "inputs.pt";
   if (meta.value("real_inputs", true)) {
@@ -283,12 +377,16 @@ void write_case(const Case& c, const std::string& dir_name, bool replace,
   meta["inputs"] = json::array();
   for (const InputSpec& spec : c.inputs) meta["inputs"].push_back(spec_to_json(spec));
   meta["expected_failure"] = c.expected ? expected_to_json(*c.expected) : json(nullptr);
+  if (c.node_origins) {
+    meta["node_origins"] = json::array();
+    for (const NodeOrigin& o : *c.node_origins) meta["node_origins"].push_back(origin_to_json(o));
+  }
 
   const fs::path staging = temporary_sibling(dir);
   if (!fs::create_directory(staging, ec) || ec)
     throw UserError(dir_name + ": cannot write here: " + (ec ? ec.message() : "cannot create a directory"));
   try {
-    write_file(staging / "graph.ir", graph_to_ir(*c.graph));
+    write_file(staging / "graph.ir", graph_to_ir_with_origins(*c.graph, c.node_origins.get()));
     if (c.values) {
       std::error_code link_error;
       if (!inputs_source.empty()) fs::create_hard_link(inputs_source, staging / "inputs.pt", link_error);

@@ -302,6 +302,7 @@ Case import_case(const ImportOptions& o) {
     if (c.values) c.values->push_back(detached(imported.lifted[i].value));
   }
   lift_tensor_constants(c);
+  c.node_origins = record_import_origins(*c.graph);
 
   c.provenance = {{"source", o.source},
                   {"source_kind", is_archive ? "module" : "ir"},

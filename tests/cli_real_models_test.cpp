@@ -2,6 +2,8 @@
 // construct, run by ctest's corpus.* tests): IR printed from a scripted module, module state the
 // graph writes, malformed case files, and outputs whose references hold inf or NaN.
 
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 #include "tests/support/expectations.h"
@@ -119,6 +121,61 @@ TEST(CliImportModule, CustomOperatorsNeedTheirLibraryAndTheReproducersLoadIt) {
   ASSERT_EQ(minify.exit_code, 0) << minify.describe();
   EXPECT_EQ(minify.stdout_json().value("final_nodes", 0), 1) << minify.describe();
   EXPECT_NE(read_text(out + "/minified/repro.py").find(library), std::string::npos);
+  const Result repro = run_cmd("/usr/bin/python3", {out + "/minified/repro.py"}, {"", 300});
+  EXPECT_EQ(repro.exit_code, 1) << repro.describe();
+}
+
+// Issue 15: a minified torchvision model's node says where the model made it, in graph.ir,
+// summary.json and repro.py: resnet.py's "x = self.maxpool(x)", module maxpool.
+TEST(CliImportModule, AMinifiedTorchvisionModelsNodeKeepsItsSourceLineAndModulePath) {
+  REQUIRE_SYSTEM_TORCH();
+  TempDir tmp;
+  const std::string script = tmp / "make_resnet.py", model = tmp / "resnet18.pt", inputs = tmp / "inputs.pt";
+  write_text(script,
+             "import sys, torch, torchvision\n"
+             "import torchvision.models.resnet as resnet\n"
+             "torch.manual_seed(0)\n"
+             "torch.jit.script(torchvision.models.resnet18(weights=None).eval()).save(sys.argv[1])\n"
+             "torch.save((torch.randn(1, 3, 32, 32),), sys.argv[2])\n"
+             "lines = open(resnet.__file__).read().splitlines()\n"
+             "print(resnet.__file__, [i + 1 for i, l in enumerate(lines) if 'x = self.maxpool(x)' in l][0])\n");
+  const Result py = run_cmd("/usr/bin/python3", {script, model, inputs}, {"", 300});
+  if (py.exit_code != 0) GTEST_SKIP() << "no torchvision here: " << py.describe();
+  std::istringstream where(py.out);
+  std::string resnet_py;
+  int64_t maxpool_line = 0;
+  where >> resnet_py >> maxpool_line;
+  ASSERT_GT(maxpool_line, 0) << py.describe();
+
+  ASSERT_EQ(tsrepro(import_args(model, inputs, tmp / "case")).exit_code, 0);
+  const std::string out = tmp / "out";
+  const Result minify = tsrepro(
+      {"minify", tmp / "case", "--backend", "inject:runtime-error@aten::max_pool2d", "-o", out, "--json", "-j", "1"},
+      {"", 600});
+  ASSERT_EQ(minify.exit_code, 0) << minify.describe();
+  const nlohmann::json summary = minify.stdout_json();
+  ASSERT_EQ(summary["final_node_origins"].size(), 1u) << summary.dump(2);
+  const nlohmann::json& origin = summary["final_node_origins"][0];
+  EXPECT_EQ(origin["kind"], "aten::max_pool2d");
+  EXPECT_EQ(origin["file"], resnet_py);
+  EXPECT_EQ(origin["line"], maxpool_line);
+  EXPECT_EQ(origin["module_path"], "maxpool");
+  EXPECT_NE(origin["op_file"].get<std::string>().find("torch/nn/functional.py"), std::string::npos) << origin;
+
+  const std::string where_text = resnet_py + ":" + std::to_string(maxpool_line);
+  const std::string graph_ir = read_text(out + "/minified/graph.ir");
+  EXPECT_NE(graph_ir.find("# " + where_text + ":"), std::string::npos) << graph_ir;
+  EXPECT_NE(graph_ir.find(" maxpool (node " + std::to_string(origin["index"].get<int64_t>()) + ")"), std::string::npos)
+      << graph_ir;
+  const std::string repro_py = read_text(out + "/minified/repro.py");
+  EXPECT_NE(repro_py.find("# Its nodes came from: aten::max_pool2d at " + where_text + " (maxpool, node "),
+            std::string::npos)
+      << repro_py.substr(0, 600);
+  EXPECT_NE(read_text(out + "/minified/repro.cpp").find("// Its nodes came from: aten::max_pool2d at " + where_text),
+            std::string::npos);
+  // The case keeps the whole table; the reproducer still runs on stock PyTorch.
+  EXPECT_EQ(read_case_json(out + "/minified")["node_origins"].size(),
+            read_case_json(tmp / "case")["node_origins"].size());
   const Result repro = run_cmd("/usr/bin/python3", {out + "/minified/repro.py"}, {"", 300});
   EXPECT_EQ(repro.exit_code, 1) << repro.describe();
 }

@@ -12,6 +12,8 @@
 #include <ATen/core/ivalue.h>
 #include <nlohmann/json.hpp>
 
+#include "tsrepro/node_origin.h"
+
 namespace torch::jit {
 struct Graph;
 }
@@ -53,6 +55,8 @@ struct Case {
   std::optional<ExpectedFailure> expected;
   nlohmann::json comparison = nlohmann::json::object();  // settings used when it was seen failing
   nlohmann::json provenance = nlohmann::json::object();  // source file, method, node counts...
+  // Where the graph's numbered nodes came from (node_origin.h); null for graphs without origins.
+  std::shared_ptr<const NodeOrigins> node_origins;
 };
 
 // Reads CASE/case.json, CASE/graph.ir and CASE/inputs.pt. Throws UserError naming the file.
@@ -67,10 +71,16 @@ Case load_case(const std::string& dir);
 void write_case(const Case& c, const std::string& dir, bool replace = false,
                 const std::map<std::string, std::string>& extra_files = {}, const std::string& inputs_source = "");
 
-// Canonical IR text of the graph: the exact text written to graph.ir.
+// Canonical IR text of the graph: what a worker runs, what the reproducers embed, what a
+// candidate's cache key hashes. tsrepro's own node attributes (node_origin.h) are left out.
 std::string graph_to_ir(const torch::jit::Graph& graph);
 
-// Parses IR text; `origin` names the file in errors ("graph.ir: IR syntax error: ...").
+// The text of graph.ir: graph_to_ir's, with each numbered node's origin as a trailing comment
+// ("# resnet.py:270:12 maxpool (node 17)") where `origins` has it.
+std::string graph_to_ir_with_origins(const torch::jit::Graph& graph, const NodeOrigins* origins);
+
+// Parses IR text; `origin` names the file in errors ("graph.ir: IR syntax error: ..."). The
+// "(node N)" of an origin comment numbers its node again (graph_to_ir_with_origins' inverse).
 std::shared_ptr<torch::jit::Graph> graph_from_ir(const std::string& text, const std::string& origin);
 
 // Builds a spec from a value that flows into graph input `name`.

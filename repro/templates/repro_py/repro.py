@@ -2,6 +2,7 @@
 # __TITLE__
 # Made by tsrepro __VERSION__ (libtorch __LIBTORCH__, __CPU__); expected failure: __EXPECTED_TEXT__.
 # Command: __COMMAND__  #[command]
+# Its nodes came from: __NODE_ORIGINS__  #[origins]
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import base64  #[base64]
 import io  #[ofi]
