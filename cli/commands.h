@@ -2,6 +2,7 @@
 // The bodies of the `tsrepro` subcommands. main.cpp only parses flags into these structs.
 // Each returns the process exit code; bad input throws tsrepro::UserError (exit 2).
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -68,5 +69,16 @@ struct ReportOptions {
 // `tsrepro report`: writes DIR/ISSUE.md (and with archive DIR/tsrepro-report.tar.gz) and prints
 // the paths. Exit 0; a directory without a recorded failure is bad input (exit 2).
 int report_command(const ReportOptions& options);
+
+struct ExplainOptions {
+  std::string case_dir;
+  bool json = false;
+  bool fake_inputs = false;
+  uint64_t seed = 0;
+};
+
+// `tsrepro explain`: the forward nodes with the autograd nodes that differentiate them, and the
+// backward graph in the order the engine runs it. Exit 0.
+int explain_command(const ExplainOptions& options);
 
 }  // namespace tsrepro::cli

@@ -135,6 +135,16 @@ int run_cli(int argc, char** argv) {
   run_cmd->add_flag("--save-repro", run.save_repro,
                     "on failure, record it in CASE/case.json and write repro.py, repro.cpp, CMakeLists.txt into CASE");
 
+  tsrepro::cli::ExplainOptions explain;
+  auto* explain_cmd = app.add_subcommand(
+      "explain",
+      "list which autograd node (by sequence number) differentiates each node of a case, and the backward order");
+  explain_cmd->add_option("case", explain.case_dir, "a case directory")->required();
+  explain_cmd->add_flag("--json", explain.json, "print the tables as one JSON object");
+  explain_cmd->add_flag("--fake-inputs", explain.fake_inputs, "use seeded fake inputs of the recorded shapes");
+  explain_cmd->add_option("--seed", explain.seed, "seed of the fake inputs");
+  add_load_library_flag(*explain_cmd, libraries);
+
   tsrepro::cli::MinifyCliOptions minify;
   bool list_passes = false;
   auto* minify_cmd =
@@ -223,6 +233,7 @@ int run_cli(int argc, char** argv) {
     if (*run_cmd) return tsrepro::cli::run_command(run);
     if (*after_cmd) return tsrepro::cli::after_command(after);
     if (*report_cmd) return tsrepro::cli::report_command(report);
+    if (*explain_cmd) return tsrepro::cli::explain_command(explain);
     if (*minify_cmd) return list_passes ? tsrepro::cli::list_passes_command() : tsrepro::cli::minify_command(minify);
   } catch (const tsrepro::UserError& e) {
     std::cerr << "tsrepro: error: " << e.what() << "\n";

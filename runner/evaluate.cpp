@@ -128,12 +128,6 @@ bool is_floating_tensor(const c10::IValue& v) { return v.isTensor() && v.toTenso
 
 // Which inputs get gradients in --backward mode: every floating user input, and the lifted
 // ones that required grad in the module (parameters, not buffers such as running stats).
-std::vector<bool> gradient_inputs(const std::vector<InputSpec>& specs, bool backward) {
-  std::vector<bool> wanted;
-  for (const InputSpec& spec : specs) wanted.push_back(backward && (!spec.lifted || spec.requires_grad));
-  return wanted;
-}
-
 // How every run (reference, backend; prepare, run) gets the inputs.
 struct InputPolicy {
   std::vector<bool> with_grad;  // leaves that require grad (--backward)
@@ -318,7 +312,9 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
   if (inputs.size() != input.graph->inputs().size())
     throw UserError("inputs: the graph takes " + std::to_string(input.graph->inputs().size()) + " inputs, got " +
                     std::to_string(inputs.size()));
-  const InputPolicy policy{gradient_inputs(request.specs, request.run.backward), inputs_maybe_written(*input.graph)};
+  const InputPolicy policy{
+      request.run.backward ? gradient_inputs(request.specs) : std::vector<bool>(request.specs.size(), false),
+      inputs_maybe_written(*input.graph)};
   auto reference = make_backend(request.run.ref, {});
   auto tested = make_backend(request.run.backend, request.run.backend_options);
 

@@ -115,6 +115,12 @@ c10::IValue make_fake_value(const InputSpec& spec, uint64_t seed, size_t index) 
   return t.to(c10::Device(spec.device));
 }
 
+std::vector<bool> gradient_inputs(const std::vector<InputSpec>& specs) {
+  std::vector<bool> wanted;
+  for (const InputSpec& spec : specs) wanted.push_back(!spec.lifted || spec.requires_grad);
+  return wanted;
+}
+
 std::vector<c10::IValue> make_fake_inputs(const std::vector<InputSpec>& specs, uint64_t seed) {
   std::vector<c10::IValue> values;
   for (size_t i = 0; i < specs.size(); ++i) values.push_back(make_fake_value(specs[i], seed, i));

@@ -34,6 +34,10 @@ FakeTensorRecipe fake_tensor_recipe(const InputSpec& spec);
 c10::IValue make_fake_value(const InputSpec& spec, uint64_t seed, size_t index);
 std::vector<c10::IValue> make_fake_inputs(const std::vector<InputSpec>& specs, uint64_t seed);
 
+// Which inputs get gradients when gradients are asked for (--backward, tsrepro explain): the
+// graph's own inputs and the lifted parameters that required grad, not buffers or attributes.
+std::vector<bool> gradient_inputs(const std::vector<InputSpec>& specs);
+
 // The values the inputs.pt of a user (or a case) holds, as one value per graph input:
 // a tuple or list is spread, a single tensor is one input.
 std::vector<c10::IValue> read_input_values(const std::string& path);

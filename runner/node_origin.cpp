@@ -39,7 +39,8 @@ std::optional<Frames> frames_into(const torch::jit::Node& other, const std::shar
   Frames all = (*other.callstack())->vec();
   if (other.sourceRange().source() == source) return all;
   for (size_t k = 0; k < all.size(); ++k)
-    if (std::get<1>(all[k]).source() == source) return Frames(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k));
+    if (std::get<1>(all[k]).source() == source)
+      return Frames(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k));
   return std::nullopt;
 }
 
@@ -72,7 +73,8 @@ Frames leading_into(const Frames& frames, const std::shared_ptr<torch::jit::Sour
                     const std::shared_ptr<torch::jit::Source>& target) {
   if (frames_source == target) return frames;
   for (size_t k = 0; k < frames.size(); ++k)
-    if (std::get<1>(frames[k]).source() == target) return Frames(frames.begin(), frames.begin() + static_cast<std::ptrdiff_t>(k));
+    if (std::get<1>(frames[k]).source() == target)
+      return Frames(frames.begin(), frames.begin() + static_cast<std::ptrdiff_t>(k));
   return frames;
 }
 
@@ -153,8 +155,8 @@ void read_source_locations(const torch::jit::Node& node, const Frames& calls, No
   if (frames.empty()) return;
   origin.op_file = frames.front().file;
   origin.op_line = frames.front().line;
-  const auto model_frame = std::find_if(frames.begin(), frames.end(),
-                                        [](const Frame& f) { return !in_torch_itself(f.file); });
+  const auto model_frame =
+      std::find_if(frames.begin(), frames.end(), [](const Frame& f) { return !in_torch_itself(f.file); });
   const Frame& chosen = model_frame != frames.end() ? *model_frame : frames.front();
   origin.file = chosen.file;
   origin.line = chosen.line;
@@ -230,9 +232,8 @@ std::vector<NodeOrigin> origins_in_graph(const torch::jit::Graph& graph, const N
 }
 
 nlohmann::json origin_to_json(const NodeOrigin& o) {
-  return {{"index", o.index},   {"kind", o.kind},         {"file", o.file},
-          {"line", o.line},     {"column", o.column},     {"op_file", o.op_file},
-          {"op_line", o.op_line}, {"module_path", o.module_path}};
+  return {{"index", o.index},   {"kind", o.kind},       {"file", o.file},       {"line", o.line},
+          {"column", o.column}, {"op_file", o.op_file}, {"op_line", o.op_line}, {"module_path", o.module_path}};
 }
 
 NodeOrigin origin_from_json(const nlohmann::json& j) {

@@ -37,8 +37,8 @@ struct NodeOrigin {
   // that is resnet.py's "x = self.maxpool(x)", not torch/nn/functional.py where the op is
   // written. Empty when torch kept no source.
   std::string file;
-  int64_t line = 0;    // 1-based
-  int64_t column = 0;  // 0-based, as torch prints it
+  int64_t line = 0;     // 1-based
+  int64_t column = 0;   // 0-based, as torch prints it
   std::string op_file;  // where the op itself is written (torch/nn/functional.py:782)
   int64_t op_line = 0;
   std::string module_path;  // "layer1.0.bn1"; empty at the model's top level

@@ -1,0 +1,25 @@
+// `tsrepro explain CASE`: which autograd node differentiates each forward node (runner/autograd_table.h).
+// It runs the reference in this process: a case that crashes its reference is not one to explain.
+
+#include <iostream>
+
+#include "cli/commands.h"
+#include "runner/autograd_table.h"
+#include "runner/inputs.h"
+#include "tsrepro/case.h"
+
+namespace tsrepro::cli {
+
+int explain_command(const ExplainOptions& o) {
+  const Case c = load_case(o.case_dir);
+  const std::vector<c10::IValue> inputs =
+      c.values && !o.fake_inputs ? *c.values : make_fake_inputs(c.inputs, o.seed);
+  const AutogradTable table = autograd_table(c, inputs);
+  if (o.json)
+    std::cout << autograd_table_to_json(table).dump() << "\n";
+  else
+    std::cout << autograd_table_text(table);
+  return 0;
+}
+
+}  // namespace tsrepro::cli

@@ -1,0 +1,120 @@
+// `tsrepro explain` (issue 15): each forward node with the autograd node that differentiates it,
+// by sequence number, as PyTorch's own autograd profiler numbers them for the same graph
+// (tests/fixtures/autograd_sequence.py).
+
+#include <algorithm>
+#include <set>
+#include <utility>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/expectations.h"
+
+namespace tsrepro_test {
+namespace {
+
+using Sequence = std::set<std::pair<int64_t, std::string>>;
+
+// tsrepro's backward rows as (number from the graph's start, name).
+Sequence tsrepro_backward(const json& table) {
+  Sequence out;
+  const int64_t start = table["start_sequence_nr"].get<int64_t>();
+  for (const json& row : table["backward"]) out.emplace(row["sequence_nr"].get<int64_t>() - start, row["name"]);
+  return out;
+}
+
+Sequence pytorch_backward(const std::string& case_dir) {
+  const Result r = run_cmd(kPython, {source_path("tests/fixtures/autograd_sequence.py"), case_dir}, {"", 300});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  Sequence out;
+  if (r.exit_code != 0) return out;
+  const json printed = r.stdout_json();
+  for (const json& entry : printed["backward"]) out.emplace(entry[0].get<int64_t>(), entry[1]);
+  EXPECT_FALSE(out.empty()) << r.describe();
+  return out;
+}
+
+json explain(const std::string& case_dir) {
+  const Result r = tsrepro({"explain", case_dir, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  return r.exit_code == 0 ? r.stdout_json() : json::object();
+}
+
+const json* forward_row(const json& table, const std::string& kind) {
+  for (const json& row : table["forward"])
+    if (row["kind"] == kind) return &row;
+  return nullptr;
+}
+
+TEST(Explain, NumbersEachForwardNodesBackwardAsPyTorchDoes) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir tmp;
+  const std::string case_dir = tmp / "case";
+  ASSERT_EQ(tsrepro(import_args(model_path("conv_bn_relu_linear_scripted.pt"),
+                                model_path("conv_bn_relu_linear_scripted.inputs.pt"), case_dir))
+                .exit_code,
+            0);
+  const json table = explain(case_dir);
+  const Sequence ours = tsrepro_backward(table);
+  EXPECT_EQ(ours, pytorch_backward(case_dir));
+  EXPECT_GE(ours.size(), 5u);
+
+  // Forward rows: the conv's own autograd node, its module and line; linear's t and addmm both
+  // belong to the linear node.
+  const json* conv = forward_row(table, "aten::conv2d");
+  if (conv == nullptr) conv = forward_row(table, "aten::_convolution");
+  ASSERT_NE(conv, nullptr) << table.dump(1);
+  EXPECT_EQ((*conv)["backward"].get<std::string>().rfind("ConvolutionBackward", 0), 0u) << *conv;
+  EXPECT_EQ((*conv)["origin"]["module_path"], "conv");
+  const json* linear = forward_row(table, "aten::linear");
+  ASSERT_NE(linear, nullptr);
+  size_t made_by_linear = 0;
+  for (const json& row : table["backward"])
+    if (row["forward"] == json::array({(*linear)["position"]})) ++made_by_linear;
+  EXPECT_EQ(made_by_linear, 2u) << table["backward"].dump();  // TBackward0, AddmmBackward0
+  // AccumulateGrad has no forward node: listed apart, one per leaf that requires grad.
+  ASSERT_FALSE(table["without_forward"].empty());
+  for (const json& row : table["without_forward"]) {
+    EXPECT_NE(row["name"].get<std::string>().find("AccumulateGrad"), std::string::npos) << row;
+    EXPECT_TRUE(row["forward"].empty());
+  }
+
+  const Result text = tsrepro({"explain", case_dir});
+  ASSERT_EQ(text.exit_code, 0) << text.describe();
+  EXPECT_NE(text.out.find("SeqNr|Node|Source|Module|Backward"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("|conv|ConvolutionBackward"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("Without a forward node (sequence number UINT64_MAX)"), std::string::npos) << text.out;
+}
+
+TEST(Explain, ATorchvisionClassifiersBackwardMatchesPyTorchs) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir tmp;
+  const std::string model = tmp / "resnet18.pt", inputs = tmp / "inputs.pt";
+  const Result made = run_cmd(kPython,
+                              {"-c",
+                               "import sys, torch, torchvision\n"
+                               "torch.manual_seed(0)\n"
+                               "torch.jit.script(torchvision.models.resnet18(weights=None).eval()).save(sys.argv[1])\n"
+                               "torch.save((torch.randn(1, 3, 32, 32),), sys.argv[2])\n",
+                               model, inputs},
+                              {"", 300});
+  if (made.exit_code != 0) GTEST_SKIP() << "no torchvision here: " << made.describe();
+  const std::string case_dir = tmp / "case";
+  ASSERT_EQ(tsrepro(import_args(model, inputs, case_dir)).exit_code, 0);
+  const json table = explain(case_dir);
+  const Sequence ours = tsrepro_backward(table);
+  EXPECT_EQ(ours, pytorch_backward(case_dir));
+  EXPECT_GE(ours.size(), 60u);
+  // Every backward node of this graph comes from one forward node, and a batch norm's from a
+  // batch norm module.
+  for (const json& row : table["backward"]) {
+    ASSERT_EQ(row["forward"].size(), 1u) << row;
+    if (row["name"] != "NativeBatchNormBackward0") continue;
+    const json& forward = table["forward"][row["forward"][0].get<size_t>()];
+    const std::string path = forward["origin"]["module_path"];  // layer1.0.bn1, layer2.0.downsample.1
+    EXPECT_TRUE(path.find("bn") != std::string::npos || path.find("downsample") != std::string::npos) << forward;
+  }
+}
+
+}  // namespace
+}  // namespace tsrepro_test
