@@ -72,6 +72,8 @@ int report_command(const ReportOptions& options);
 
 struct ExplainOptions {
   std::string case_dir;
+  std::string backend;                    // empty: the reference alone
+  std::vector<std::string> backend_opts;  // --backend-opt key=value
   bool json = false;
   bool fake_inputs = false;
   uint64_t seed = 0;

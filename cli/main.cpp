@@ -140,6 +140,10 @@ int run_cli(int argc, char** argv) {
       "explain",
       "list which autograd node (by sequence number) differentiates each node of a case, and the backward order");
   explain_cmd->add_option("case", explain.case_dir, "a case directory")->required();
+  explain_cmd->add_option(
+      "--backend", explain.backend,
+      "also say which of this backend's differentiable subgraphs (and fusion groups) covers each node");
+  explain_cmd->add_option("--backend-opt", explain.backend_opts, "backend option key=value (repeatable)");
   explain_cmd->add_flag("--json", explain.json, "print the tables as one JSON object");
   explain_cmd->add_flag("--fake-inputs", explain.fake_inputs, "use seeded fake inputs of the recorded shapes");
   explain_cmd->add_option("--seed", explain.seed, "seed of the fake inputs");

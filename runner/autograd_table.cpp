@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <map>
+#include <set>
 #include <sstream>
 #include <unordered_map>
 #include <unordered_set>
@@ -187,8 +188,9 @@ AutogradTable autograd_table(const Case& c, const std::vector<c10::IValue>& inpu
   std::vector<GradFn> roots;
   for (const c10::IValue& output : outputs) collect_output_grad_fns(output, roots);
   if (roots.empty())
-    throw UserError("no output of the graph depends on an input that requires grad (the graph's own inputs and "
-                    "the parameters that required grad): there is no backward to explain");
+    throw UserError(
+        "no output of the graph depends on an input that requires grad (the graph's own inputs and "
+        "the parameters that required grad): there is no backward to explain");
   for (const GradFn& node : backward_graph(roots)) {
     BackwardRow row{node->sequence_nr(), node->name(), {}};
     if (row.sequence_nr == UINT64_MAX) {
@@ -203,13 +205,127 @@ AutogradTable autograd_table(const Case& c, const std::vector<c10::IValue>& inpu
   return table;
 }
 
+namespace {
+
+// The ops of a unit, in order, fusion groups' bodies included: each with its number where it kept
+// one. Autodiff replaces every node it differentiates by its symbolic script's forward (new
+// nodes, no numbers), and adds shape bookkeeping of its own.
+struct UnitOp {
+  std::string kind;
+  std::optional<int64_t> number;
+};
+
+void ops_in(const torch::jit::Block* block, std::vector<UnitOp>& out) {
+  static const std::set<std::string> bookkeeping = {"aten::size", "aten::_size_if_not_equal"};
+  for (const torch::jit::Node* node : block->nodes()) {
+    const std::string kind = node->kind().toQualString();
+    if (kind.rfind("aten::", 0) == 0 && !bookkeeping.count(kind)) out.push_back({kind, origin_index(*node)});
+    for (const torch::jit::Block* inner : node->blocks()) ops_in(inner, out);
+    if (node->hasAttribute(torch::jit::attr::Subgraph)) ops_in(node->g(torch::jit::attr::Subgraph)->block(), out);
+  }
+}
+
+// The forward rows a unit's ops stand for: by number where an op kept one, else the next forward
+// row of the same kind from `cursor` on (units and their ops follow the graph's order).
+std::vector<size_t> forward_rows_of(const std::vector<UnitOp>& ops, const AutogradTable& table,
+                                    const std::unordered_map<int64_t, size_t>& position_of_origin, size_t& cursor) {
+  std::vector<size_t> rows;
+  for (const UnitOp& op : ops) {
+    std::optional<size_t> row;
+    if (op.number) {
+      if (auto found = position_of_origin.find(*op.number); found != position_of_origin.end()) row = found->second;
+    } else {
+      for (size_t k = cursor; k < table.forward.size() && !row; ++k)
+        if (table.forward[k].kind == op.kind) row = k;
+    }
+    if (!row) continue;
+    rows.push_back(*row);
+    cursor = std::max(cursor, *row + 1);
+  }
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return rows;
+}
+
+void differentiable_graphs_in(const torch::jit::Block* block, std::vector<const torch::jit::Node*>& out) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    if (node->kind() == c10::prim::DifferentiableGraph) out.push_back(node);
+    for (const torch::jit::Block* inner : node->blocks()) differentiable_graphs_in(inner, out);
+  }
+}
+
+bool is_fusion_group(const torch::jit::Node& node) {
+  const std::string kind = node.kind().toQualString();
+  return node.hasAttribute(torch::jit::attr::Subgraph) && node.kind() != c10::prim::DifferentiableGraph &&
+         kind.find("Group") != std::string::npos;
+}
+
+}  // namespace
+
+void add_backend_units(AutogradTable& table, const Case& c, const std::vector<c10::IValue>& inputs,
+                       const std::string& backend, const BackendOptions& options) {
+  table.backend = backend;
+  std::unordered_map<int64_t, size_t> position_of_origin;
+  for (const ForwardRow& row : table.forward)
+    if (row.origin) position_of_origin[row.origin->index] = row.position;
+
+  auto tested = make_backend(backend, options);
+  std::vector<bool> lifted;
+  for (const InputSpec& spec : c.inputs) lifted.push_back(spec.lifted);
+  const BackendInput input{c.graph->copy(), lifted};
+  torch::AutoGradMode with_grad(true);
+  auto prepared = tested->prepare(input, leaves_with_grad(c, inputs));
+  const std::vector<c10::IValue> outputs = prepared->run(leaves_with_grad(c, inputs));
+  const std::shared_ptr<torch::jit::Graph> optimized = prepared->optimized_graph();
+  if (!optimized) return;
+
+  std::vector<uint64_t> unit_sequence_nrs;  // of the DifferentiableGraphBackward nodes, in forward order
+  std::vector<GradFn> roots;
+  for (const c10::IValue& output : outputs) collect_output_grad_fns(output, roots);
+  for (const GradFn& node : backward_graph(roots))
+    if (node->name().find("DifferentiableGraphBackward") != std::string::npos)
+      unit_sequence_nrs.push_back(node->sequence_nr());
+  std::sort(unit_sequence_nrs.begin(), unit_sequence_nrs.end());
+
+  std::vector<const torch::jit::Node*> graphs;
+  differentiable_graphs_in(optimized->block(), graphs);
+  size_t cursor = 0;
+  for (size_t u = 0; u < graphs.size(); ++u) {
+    BackendUnit unit;
+    unit.name = "DifferentiableGraph " + std::to_string(u);
+    // Paired by order only when the counts agree: one backward node per differentiable graph.
+    if (unit_sequence_nrs.size() == graphs.size()) unit.sequence_nr = unit_sequence_nrs[u];
+    const std::shared_ptr<torch::jit::Graph> subgraph = graphs[u]->g(torch::jit::attr::Subgraph);
+    for (const torch::jit::Node* node : subgraph->nodes()) {
+      std::vector<UnitOp> ops;
+      if (is_fusion_group(*node)) {
+        ops_in(node->g(torch::jit::attr::Subgraph)->block(), ops);
+        size_t group_cursor = cursor;
+        const std::vector<size_t> rows = forward_rows_of(ops, table, position_of_origin, group_cursor);
+        unit.fusion_groups.push_back(std::string(node->kind().toQualString()) + " (" + std::to_string(rows.size()) +
+                                     " nodes)");
+        for (size_t row : rows) table.forward[row].backend_unit = unit.name + ", " + node->kind().toQualString();
+      }
+    }
+    std::vector<UnitOp> ops;
+    ops_in(subgraph->block(), ops);
+    unit.forward_positions = forward_rows_of(ops, table, position_of_origin, cursor);
+    for (size_t position : unit.forward_positions)
+      if (table.forward[position].backend_unit.empty()) table.forward[position].backend_unit = unit.name;
+    table.units.push_back(std::move(unit));
+  }
+}
+
 nlohmann::json autograd_table_to_json(const AutogradTable& table) {
   nlohmann::json forward = nlohmann::json::array();
   for (const ForwardRow& row : table.forward) {
-    nlohmann::json j = {{"position", row.position}, {"kind", row.kind}, {"outputs", row.outputs},
+    nlohmann::json j = {{"position", row.position},
+                        {"kind", row.kind},
+                        {"outputs", row.outputs},
                         {"sequence_nr", row.sequence_nr ? nlohmann::json(*row.sequence_nr) : nlohmann::json(nullptr)},
                         {"backward", row.backward}};
     j["origin"] = row.origin ? origin_to_json(*row.origin) : nlohmann::json(nullptr);
+    if (!table.backend.empty()) j["backend_unit"] = row.backend_unit;
     forward.push_back(std::move(j));
   }
   auto rows = [](const std::vector<BackwardRow>& list) {
@@ -218,7 +334,15 @@ nlohmann::json autograd_table_to_json(const AutogradTable& table) {
       out.push_back({{"sequence_nr", row.sequence_nr}, {"name", row.name}, {"forward", row.forward_positions}});
     return out;
   };
+  nlohmann::json units = nlohmann::json::array();
+  for (const BackendUnit& unit : table.units)
+    units.push_back({{"name", unit.name},
+                     {"sequence_nr", unit.sequence_nr ? nlohmann::json(*unit.sequence_nr) : nlohmann::json(nullptr)},
+                     {"forward", unit.forward_positions},
+                     {"fusion_groups", unit.fusion_groups}});
   return {{"start_sequence_nr", table.start_sequence_nr},
+          {"backend", table.backend},
+          {"units", units},
           {"forward", forward},
           {"backward", rows(table.backward)},
           {"without_forward", rows(table.without_forward)}};
@@ -237,6 +361,19 @@ std::string autograd_table_text(const AutogradTable& table) {
     out << (row.sequence_nr ? seq(*row.sequence_nr) : "-") << "|" << node_text(row) << "|";
     if (row.origin && !row.origin->file.empty()) out << row.origin->file << ":" << row.origin->line;
     out << "|" << (row.origin ? row.origin->module_path : "") << "|" << row.backward << "\n";
+  }
+  if (!table.backend.empty()) {
+    out << "\nUnder " << table.backend << ", each differentiable subgraph is one backward node:\n"
+        << "SeqNr|Unit|Forward nodes|Fusion groups\n";
+    for (const BackendUnit& unit : table.units) {
+      out << (unit.sequence_nr ? seq(*unit.sequence_nr) : "-") << "|" << unit.name << "|";
+      for (size_t i = 0; i < unit.forward_positions.size(); ++i)
+        out << (i ? ", " : "") << node_text(table.forward[unit.forward_positions[i]]);
+      out << "|";
+      for (size_t i = 0; i < unit.fusion_groups.size(); ++i) out << (i ? ", " : "") << unit.fusion_groups[i];
+      out << "\n";
+    }
+    if (table.units.empty()) out << "(none: the backend made no differentiable subgraph of this graph)\n";
   }
   out << "\nBackward, in the order the engine runs it:\nSeqNr|Backward|Forward nodes\n";
   for (const BackwardRow& row : table.backward) {

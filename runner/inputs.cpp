@@ -248,7 +248,12 @@ std::vector<c10::IValue> fresh_copies(const std::vector<c10::IValue>& values, co
     if (copy)
       out.push_back(clone_values({values[i]})[0]);
     else
-      out.push_back(values[i].isTensor() ? c10::IValue(values[i].toTensor().detach()) : values[i]);
+      // A fresh leaf on the same storage, requiring grad where the value did: a profiling run
+      // must see the requires_grad its real runs will have, or the executor's plan has no
+      // differentiable graph and --backward tests the fallback path instead.
+      out.push_back(values[i].isTensor() ? c10::IValue(values[i].toTensor().detach().requires_grad_(
+                                               values[i].toTensor().requires_grad()))
+                                         : values[i]);
   }
   return out;
 }

@@ -86,6 +86,48 @@ TEST(Explain, NumbersEachForwardNodesBackwardAsPyTorchDoes) {
   EXPECT_NE(text.out.find("Without a forward node (sequence number UINT64_MAX)"), std::string::npos) << text.out;
 }
 
+// The profiling executor differentiates a differentiable subgraph as one unit: one
+// DifferentiableGraphBackward, one sequence number, for all the nodes inside.
+TEST(Explain, ABackendsDifferentiableGraphIsOneUnitCoveringItsNodes) {
+  TempDir tmp;
+  const std::string case_dir = tmp / "case";
+  ASSERT_EQ(tsrepro(import_args(model_path("elementwise_chain_scripted.pt"),
+                                model_path("elementwise_chain_scripted.inputs.pt"), case_dir))
+                .exit_code,
+            0);
+  const Result r = tsrepro({"explain", case_dir, "--backend", "nnc", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const json table = r.stdout_json();
+  ASSERT_EQ(table["units"].size(), 1u) << table["units"].dump();
+  const json& unit = table["units"][0];
+  EXPECT_FALSE(unit["sequence_nr"].is_null());
+  size_t differentiated = 0;
+  for (const json& row : table["forward"]) {
+    if (row["sequence_nr"].is_null()) continue;
+    ++differentiated;
+    EXPECT_EQ(row["backend_unit"], "DifferentiableGraph 0") << row;
+  }
+  EXPECT_EQ(unit["forward"].size(), differentiated);
+  EXPECT_GE(differentiated, 5u);
+  // The unit's one backward node comes after every node of the reference's own run.
+  for (const json& row : table["backward"]) EXPECT_LT(row["sequence_nr"], unit["sequence_nr"]);
+}
+
+// --backward under the profiling executor runs the backend's own backward: its profiling runs
+// see the inputs' requires_grad (they once saw detached copies, so the plan had no
+// differentiable graph and the fallback path ran).
+TEST(Explain, BackwardRunsProfileWithTheInputsRequiresGrad) {
+  TempDir tmp;
+  const std::string case_dir = tmp / "case";
+  ASSERT_EQ(tsrepro(import_args(model_path("elementwise_chain_scripted.pt"),
+                                model_path("elementwise_chain_scripted.inputs.pt"), case_dir))
+                .exit_code,
+            0);
+  const Result r = tsrepro({"run", case_dir, "--backend", "nnc", "--backward", "--explain-backend"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("prim::DifferentiableGraph"), std::string::npos) << r.out;
+}
+
 TEST(Explain, ATorchvisionClassifiersBackwardMatchesPyTorchs) {
   SKIP_WITHOUT_PYTHON_TORCH();
   TempDir tmp;
