@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include <torch/csrc/jit/ir/scope.h>
+#include <torch/csrc/jit/runtime/autodiff.h>
 #include <torch/script.h>
 
 #include "tsrepro/node_origin.h"
@@ -198,6 +199,33 @@ bool has_flag(const torch::jit::Node& node, NodeFlag flag) {
 void set_flag(torch::jit::Node& node, NodeFlag flag) {
   const int64_t flags = node.hasAttribute(kFlagsAttribute) ? node.i(kFlagsAttribute) : 0;
   node.i_(kFlagsAttribute, flags | static_cast<int64_t>(flag));
+}
+
+MarkedGradient differentiate_marked(torch::jit::Graph& graph) {
+  std::vector<const torch::jit::Node*> originals;
+  numbered_nodes(static_cast<const torch::jit::Block*>(graph.block()), originals);
+  std::shared_ptr<torch::jit::Graph> copy = graph.copy();
+  torch::jit::Gradient gradient = torch::jit::differentiate(copy);
+
+  // Autodiff replaces each node it differentiates by its symbolic script's forward: new nodes,
+  // without numbers. Each takes the number of the next original node of its kind, in order (the
+  // scripts keep the op; what they add, shape bookkeeping, has no original of its kind after it).
+  std::vector<torch::jit::Node*> forward_nodes;
+  numbered_nodes(gradient.f->block(), forward_nodes);
+  size_t next = 0;
+  for (torch::jit::Node* node : forward_nodes) {
+    if (origin_index(*node)) continue;
+    for (size_t k = next; k < originals.size(); ++k) {
+      if (originals[k]->kind() != node->kind()) continue;
+      if (const std::optional<int64_t> index = origin_index(*originals[k])) set_origin_index(*node, *index);
+      next = k + 1;
+      break;
+    }
+  }
+  std::vector<torch::jit::Node*> backward_nodes;
+  numbered_nodes(gradient.df->block(), backward_nodes);
+  for (torch::jit::Node* node : backward_nodes) set_flag(*node, NodeFlag::Backward);
+  return {gradient.f, gradient.df};
 }
 
 std::string origin_comment(const NodeOrigin& origin) {

@@ -125,6 +125,42 @@ TEST(NodeOrigin, MetadataIsPerNode) {
   EXPECT_FALSE(has_flag(*compute_nodes(graph->block())[0], NodeFlag::Fused));
 }
 
+TEST(NodeOrigin, DifferentiationMarksTheBackwardNodesAndNoForwardNode) {
+  auto graph = graph_from_ir(R"IR(graph(%x : Tensor, %w : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %a : Tensor = aten::mul(%x, %w)
+  %b : Tensor = aten::tanh(%a)
+  %c : Tensor = aten::add(%b, %x, %one)
+  %d : Tensor = aten::sigmoid(%c)
+  return (%d)
+)IR",
+                             "test graph");
+  numbered(*graph);
+  const std::vector<std::optional<int64_t>> before = numbers(*graph);
+  const MarkedGradient gradient = differentiate_marked(*graph);
+  ASSERT_TRUE(gradient.forward && gradient.backward);
+
+  std::vector<torch::jit::Node*> backward_nodes = compute_nodes(gradient.backward->block());
+  ASSERT_FALSE(backward_nodes.empty());
+  for (torch::jit::Node* node : backward_nodes) EXPECT_TRUE(has_flag(*node, NodeFlag::Backward)) << *node;
+  // The forward graph: every numbered node still has its number and none is marked backward.
+  std::vector<int64_t> forward_numbers;
+  for (torch::jit::Node* node : compute_nodes(gradient.forward->block())) {
+    EXPECT_FALSE(has_flag(*node, NodeFlag::Backward)) << *node;
+    if (auto index = origin_index(*node)) forward_numbers.push_back(*index);
+  }
+  EXPECT_EQ(forward_numbers, (std::vector<int64_t>{0, 1, 2, 3}));
+  // Renumbering a node of the forward graph touches no other node and not the original.
+  torch::jit::Node* first_forward = compute_nodes(gradient.forward->block()).front();
+  set_origin_index(*first_forward, 42);
+  for (torch::jit::Node* node : compute_nodes(gradient.forward->block())) {
+    if (node != first_forward) EXPECT_NE(origin_index(*node), std::optional<int64_t>(42)) << *node;
+  }
+  // The graph differentiated is untouched: same numbers, no flags.
+  EXPECT_EQ(numbers(*graph), before);
+  for (torch::jit::Node* node : compute_nodes(graph->block())) EXPECT_FALSE(has_flag(*node, NodeFlag::Backward));
+}
+
 TEST(NodeOrigin, CutsKeepTheSurvivorsNumbersAndNewInputsHaveNone) {
   Case c = testing::case_from_ir(chain_ir(6, {{3, "relu"}}), {at::randn({4})});
   c.node_origins = numbered(*c.graph);

@@ -60,6 +60,15 @@ enum class NodeFlag : int64_t { Backward = 1, Culprit = 2, Fused = 4 };
 bool has_flag(const torch::jit::Node& node, NodeFlag flag);
 void set_flag(torch::jit::Node& node, NodeFlag flag);
 
+// torch::jit::differentiate on a copy of `graph` (every node differentiable, isDifferentiable):
+// the forward graph it returns keeps each node's number; every node of the backward graph is
+// flagged Backward (whatever autodiff copied onto it from a forward node), no forward node is.
+struct MarkedGradient {
+  std::shared_ptr<torch::jit::Graph> forward;
+  std::shared_ptr<torch::jit::Graph> backward;
+};
+MarkedGradient differentiate_marked(torch::jit::Graph& graph);
+
 // "resnet.py:270:12 maxpool (node 17)": what graph.ir shows after the node.
 std::string origin_comment(const NodeOrigin& origin);
 // The node number in such a comment (the text after '#'), if there is one.
