@@ -225,18 +225,19 @@ void ops_in(const torch::jit::Block* block, std::vector<UnitOp>& out) {
   }
 }
 
-// The forward rows a unit's ops stand for: by number where an op kept one, else the next forward
-// row of the same kind from `cursor` on (units and their ops follow the graph's order).
+// The forward rows a unit's ops stand for: by number where an op kept one, else by next_of_kind
+// from `cursor` on (units and their ops follow the graph's order).
 std::vector<size_t> forward_rows_of(const std::vector<UnitOp>& ops, const AutogradTable& table,
                                     const std::unordered_map<int64_t, size_t>& position_of_origin, size_t& cursor) {
+  std::vector<std::string> kinds;
+  for (const ForwardRow& row : table.forward) kinds.push_back(row.kind);
   std::vector<size_t> rows;
   for (const UnitOp& op : ops) {
     std::optional<size_t> row;
     if (op.number) {
       if (auto found = position_of_origin.find(*op.number); found != position_of_origin.end()) row = found->second;
     } else {
-      for (size_t k = cursor; k < table.forward.size() && !row; ++k)
-        if (table.forward[k].kind == op.kind) row = k;
+      row = next_of_kind(kinds, op.kind, cursor);
     }
     if (!row) continue;
     rows.push_back(*row);

@@ -201,26 +201,31 @@ void set_flag(torch::jit::Node& node, NodeFlag flag) {
   node.i_(kFlagsAttribute, flags | static_cast<int64_t>(flag));
 }
 
+std::optional<size_t> next_of_kind(const std::vector<std::string>& kinds, const std::string& kind, size_t& cursor) {
+  for (size_t k = cursor; k < kinds.size(); ++k) {
+    if (kinds[k] != kind) continue;
+    cursor = k + 1;
+    return k;
+  }
+  return std::nullopt;
+}
+
 MarkedGradient differentiate_marked(torch::jit::Graph& graph) {
   std::vector<const torch::jit::Node*> originals;
   numbered_nodes(static_cast<const torch::jit::Block*>(graph.block()), originals);
   std::shared_ptr<torch::jit::Graph> copy = graph.copy();
   torch::jit::Gradient gradient = torch::jit::differentiate(copy);
 
-  // Autodiff replaces each node it differentiates by its symbolic script's forward: new nodes,
-  // without numbers. Each takes the number of the next original node of its kind, in order (the
-  // scripts keep the op; what they add, shape bookkeeping, has no original of its kind after it).
+  // The forward nodes autodiff made anew take their originals' numbers (next_of_kind).
+  std::vector<std::string> kinds;
+  for (const torch::jit::Node* original : originals) kinds.push_back(original->kind().toQualString());
   std::vector<torch::jit::Node*> forward_nodes;
   numbered_nodes(gradient.f->block(), forward_nodes);
-  size_t next = 0;
+  size_t cursor = 0;
   for (torch::jit::Node* node : forward_nodes) {
     if (origin_index(*node)) continue;
-    for (size_t k = next; k < originals.size(); ++k) {
-      if (originals[k]->kind() != node->kind()) continue;
-      if (const std::optional<int64_t> index = origin_index(*originals[k])) set_origin_index(*node, *index);
-      next = k + 1;
-      break;
-    }
+    if (const std::optional<size_t> k = next_of_kind(kinds, node->kind().toQualString(), cursor))
+      if (const std::optional<int64_t> index = origin_index(*originals[*k])) set_origin_index(*node, *index);
   }
   std::vector<torch::jit::Node*> backward_nodes;
   numbered_nodes(gradient.df->block(), backward_nodes);

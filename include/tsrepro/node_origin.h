@@ -69,6 +69,12 @@ struct MarkedGradient {
 };
 MarkedGradient differentiate_marked(torch::jit::Graph& graph);
 
+// Autodiff replaces each node it differentiates by its symbolic script's forward: new nodes,
+// without numbers, of the same kind (what the scripts add, shape bookkeeping, has no original of
+// its kind). Such a node stands for the next original node of its kind in graph order: the
+// index in `kinds` (the originals' kinds, in order) at or after `cursor`, which moves past it.
+std::optional<size_t> next_of_kind(const std::vector<std::string>& kinds, const std::string& kind, size_t& cursor);
+
 // "resnet.py:270:12 maxpool (node 17)": what graph.ir shows after the node.
 std::string origin_comment(const NodeOrigin& origin);
 // The node number in such a comment (the text after '#'), if there is one.
