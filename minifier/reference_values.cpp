@@ -10,6 +10,7 @@
 #include "minifier/reference_values.h"
 #include "runner/backends/builtin.h"
 #include "runner/file_util.h"
+#include "runner/inputs.h"
 #include "runner/torch_save_reader.h"
 #include "runner/torch_save_writer.h"
 #include "runner/written_inputs.h"
@@ -38,22 +39,8 @@ class ReferenceValues::Folder {
 ReferenceValues::ReferenceValues(const fs::path& offload_root, size_t memory_budget)
     : memory_budget_(memory_budget), offload_root_(offload_root) {}
 
-namespace {
-
-size_t tensor_bytes(const c10::IValue& value) {
-  if (value.isTensor()) return value.toTensor().defined() ? value.toTensor().nbytes() : 0;
-  size_t bytes = 0;
-  if (value.isTuple())
-    for (const c10::IValue& item : value.toTupleRef().elements()) bytes += tensor_bytes(item);
-  if (value.isList())
-    for (const c10::IValue& item : value.toListRef()) bytes += tensor_bytes(item);
-  return bytes;
-}
-
-}  // namespace
-
 void ReferenceValues::put(const std::string& name, const c10::IValue& value) {
-  const size_t bytes = tensor_bytes(value);
+  const size_t bytes = tensor_data_bytes(value);
   if (memory_bytes_ + bytes <= memory_budget_) {
     in_memory_[name] = value;
     memory_bytes_ += bytes;

@@ -15,26 +15,6 @@
 #endif
 
 namespace tsrepro {
-namespace {
-
-size_t value_bytes(const c10::IValue& value) {
-  if (value.isTensor()) return value.toTensor().defined() ? value.toTensor().nbytes() : 0;
-  size_t total = 0;
-  if (value.isTuple())
-    for (const auto& item : value.toTupleRef().elements()) total += value_bytes(item);
-  if (value.isList())
-    for (const auto& item : value.toListRef()) total += value_bytes(item);
-  return total;
-}
-
-}  // namespace
-
-size_t tensor_data_bytes(const std::vector<c10::IValue>& values) {
-  size_t total = 0;
-  for (const c10::IValue& value : values) total += value_bytes(value);
-  return total;
-}
-
 std::string reproducer_graph_ir(const Case& c, const ReproSettings& settings) {
   if (settings.run.device == "cpu") return graph_to_ir(*c.graph);
   auto graph = c.graph->copy();

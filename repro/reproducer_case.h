@@ -23,9 +23,6 @@ namespace tsrepro {
 // read from the inputs.pt beside it.
 inline constexpr size_t kInlineInputBytes = 4096;
 
-// The bytes of tensor data in `values`, nested tuples and lists included.
-size_t tensor_data_bytes(const std::vector<c10::IValue>& values);
-
 // Module archives (ofi) up to this many bytes are written into a reproducer; larger ones are
 // read from case_module.pt beside it.
 inline constexpr size_t kInlineModuleBytes = 65536;

@@ -14,6 +14,7 @@
 
 #include "runner/autograd_table.h"
 #include "runner/backends/builtin.h"
+#include "runner/backends/profiling_executor.h"
 #include "runner/inputs.h"
 #include "runner/written_inputs.h"
 #include "tsrepro/backend.h"
@@ -98,14 +99,9 @@ std::shared_ptr<torch::jit::Graph> recording_copy(torch::jit::Graph& graph) {  /
 // only); inputs the graph may write keep none (an in-place op on such a leaf is an error).
 std::vector<c10::IValue> leaves_with_grad(const Case& c, const std::vector<c10::IValue>& inputs) {
   const std::vector<bool> written = inputs_maybe_written(*c.graph);
-  const std::vector<bool> wanted = gradient_inputs(c.inputs);
-  std::vector<c10::IValue> out = clone_values(inputs);
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (!out[i].isTensor() || (i < written.size() && written[i]) || (i < wanted.size() && !wanted[i])) continue;
-    const at::Tensor tensor = out[i].toTensor();
-    if (tensor.defined() && tensor.is_floating_point()) out[i] = tensor.detach().requires_grad_(true);
-  }
-  return out;
+  std::vector<bool> wanted = gradient_inputs(c.inputs);
+  for (size_t i = 0; i < wanted.size() && i < written.size(); ++i) wanted[i] = wanted[i] && !written[i];
+  return with_grad_leaves(fresh_copies(inputs, written), wanted);
 }
 
 void collect_output_grad_fns(const c10::IValue& value, std::vector<GradFn>& roots) {
@@ -175,9 +171,7 @@ AutogradTable autograd_table(const Case& c, const std::vector<c10::IValue>& inpu
     row.position = position;
     row.kind = node->kind().toQualString();
     for (const torch::jit::Value* output : node->outputs()) row.outputs.push_back(output->debugName());
-    if (const std::optional<int64_t> index = origin_index(*node);
-        index && c.node_origins && *index >= 0 && static_cast<size_t>(*index) < c.node_origins->size())
-      row.origin = (*c.node_origins)[static_cast<size_t>(*index)];
+    if (const NodeOrigin* origin = origin_numbered(c.node_origins.get(), origin_index(*node))) row.origin = *origin;
     if (!seen.grad_fns[position].empty()) {  // the node of the op whose output the graph hands on
       row.sequence_nr = seen.grad_fns[position].front()->sequence_nr();
       row.backward = seen.grad_fns[position].front()->name();
@@ -255,12 +249,6 @@ void differentiable_graphs_in(const torch::jit::Block* block, std::vector<const 
   }
 }
 
-bool is_fusion_group(const torch::jit::Node& node) {
-  const std::string kind = node.kind().toQualString();
-  return node.hasAttribute(torch::jit::attr::Subgraph) && node.kind() != c10::prim::DifferentiableGraph &&
-         kind.find("Group") != std::string::npos;
-}
-
 }  // namespace
 
 void add_backend_units(AutogradTable& table, const Case& c, const std::vector<c10::IValue>& inputs,
@@ -298,8 +286,8 @@ void add_backend_units(AutogradTable& table, const Case& c, const std::vector<c1
     if (unit_sequence_nrs.size() == graphs.size()) unit.sequence_nr = unit_sequence_nrs[u];
     const std::shared_ptr<torch::jit::Graph> subgraph = graphs[u]->g(torch::jit::attr::Subgraph);
     for (const torch::jit::Node* node : subgraph->nodes()) {
-      std::vector<UnitOp> ops;
       if (is_fusion_group(*node)) {
+        std::vector<UnitOp> ops;
         ops_in(node->g(torch::jit::attr::Subgraph)->block(), ops);
         size_t group_cursor = cursor;
         const std::vector<size_t> rows = forward_rows_of(ops, table, position_of_origin, group_cursor);

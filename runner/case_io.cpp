@@ -129,13 +129,13 @@ std::string print_ir(const torch::jit::Graph& graph, const NodeOrigins* origins)
     const size_t indent = line.find_first_not_of(' ');
     if (indent != std::string::npos && indent > 0 && line.compare(indent, 2, "= ") == 0)
       line.erase(indent - 1, 3);  // "<spaces> = rest" becomes "<spaces less one>rest"
-    int64_t origin = -1;
-    if (line.find(kOwnAttributePrefix) != std::string::npos) origin = strip_own_attributes(line).value_or(-1);
-    if (origins && origin >= 0 && static_cast<size_t>(origin) < origins->size()) {
+    std::optional<int64_t> number;
+    if (line.find(kOwnAttributePrefix) != std::string::npos) number = strip_own_attributes(line);
+    if (const NodeOrigin* origin = origin_numbered(origins, number)) {
       // Ours replaces the source-range comment torch prints for nodes inside blocks.
       const size_t torch_comment = line.find(" # ");
       if (torch_comment != std::string::npos) line.erase(torch_comment);
-      line += " # " + origin_comment((*origins)[static_cast<size_t>(origin)]);
+      line += " # " + origin_comment(*origin);
     }
     text += line;
     if (end < printed.size()) text.push_back('\n');

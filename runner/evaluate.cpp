@@ -5,12 +5,11 @@
 #include <filesystem>
 #include <regex>
 
-#include <caffe2/serialize/inline_container.h>
-#include <torch/csrc/jit/serialization/import_read.h>
 #include <torch/script.h>
 
 #include "runner/evaluate.h"
 #include "runner/fp64_reference.h"
+#include "runner/torch_save_reader.h"
 #include "runner/written_inputs.h"
 #include "tsrepro/error.h"
 
@@ -19,18 +18,10 @@ using nlohmann::json;
 namespace tsrepro {
 namespace {
 
-// One value written by torch::pickle_save as a 1-tuple (EvalRequest::input_files), read as
-// torch::jit::pickle_load reads it but from the file itself: the tensors' records go straight
-// into their storages, with no copy of the whole file in between.
+// One value written as a 1-tuple (EvalRequest::input_files, write_torch_save), read by the
+// project's one torch.save reader: mapped, so its tensors' pages are the file's.
 c10::IValue read_pickled_value(const std::string& path) {
-  c10::IValue stored;
-  try {
-    caffe2::serialize::PyTorchStreamReader reader(path);
-    stored = torch::jit::readArchiveAndTensors("data", /*pickle_prefix=*/"", /*tensor_prefix=*/"", c10::nullopt,
-                                               c10::nullopt, c10::nullopt, reader);
-  } catch (const c10::Error& e) {
-    throw UserError(path + ": cannot read (" + e.what_without_backtrace() + ")");
-  }
+  const c10::IValue stored = read_torch_save(path);
   if (!stored.isTuple() || stored.toTupleRef().elements().size() != 1)
     throw UserError(path + ": expected one pickled value");
   return stored.toTupleRef().elements()[0];
@@ -126,8 +117,6 @@ bool holds_uninitialized(const std::vector<c10::IValue>& values) {
 
 bool is_floating_tensor(const c10::IValue& v) { return v.isTensor() && v.toTensor().is_floating_point(); }
 
-// Which inputs get gradients in --backward mode: every floating user input, and the lifted
-// ones that required grad in the module (parameters, not buffers such as running stats).
 // How every run (reference, backend; prepare, run) gets the inputs.
 struct InputPolicy {
   std::vector<bool> with_grad;  // leaves that require grad (--backward)
@@ -137,12 +126,7 @@ struct InputPolicy {
 // Fresh copies for every run where ops may mutate an input (the others are shared: written_inputs.h);
 // in backward mode the inputs that get gradients become leaves that require grad.
 std::vector<c10::IValue> fresh_inputs(const std::vector<c10::IValue>& inputs, const InputPolicy& policy) {
-  std::vector<c10::IValue> copy = fresh_copies(inputs, policy.written);
-  for (size_t i = 0; i < copy.size(); ++i) {
-    if (i < policy.with_grad.size() && policy.with_grad[i] && is_floating_tensor(copy[i]))
-      copy[i] = copy[i].toTensor().detach().requires_grad_(true);
-  }
-  return copy;
+  return with_grad_leaves(fresh_copies(inputs, policy.written), policy.with_grad);
 }
 
 // torch._dynamo.testing.reduce_to_scalar_loss: mean of each floating tensor, averaged.

@@ -121,6 +121,31 @@ std::vector<bool> gradient_inputs(const std::vector<InputSpec>& specs) {
   return wanted;
 }
 
+std::vector<c10::IValue> with_grad_leaves(std::vector<c10::IValue> values, const std::vector<bool>& with_grad) {
+  for (size_t i = 0; i < values.size() && i < with_grad.size(); ++i) {
+    if (!with_grad[i] || !values[i].isTensor()) continue;
+    const at::Tensor tensor = values[i].toTensor();
+    if (tensor.defined() && tensor.is_floating_point()) values[i] = tensor.detach().requires_grad_(true);
+  }
+  return values;
+}
+
+size_t tensor_data_bytes(const c10::IValue& value) {
+  if (value.isTensor()) return value.toTensor().defined() ? value.toTensor().nbytes() : 0;
+  size_t total = 0;
+  if (value.isTuple())
+    for (const c10::IValue& item : value.toTupleRef().elements()) total += tensor_data_bytes(item);
+  if (value.isList())
+    for (const c10::IValue& item : value.toListRef()) total += tensor_data_bytes(item);
+  return total;
+}
+
+size_t tensor_data_bytes(const std::vector<c10::IValue>& values) {
+  size_t total = 0;
+  for (const c10::IValue& value : values) total += tensor_data_bytes(value);
+  return total;
+}
+
 std::vector<c10::IValue> make_fake_inputs(const std::vector<InputSpec>& specs, uint64_t seed) {
   std::vector<c10::IValue> values;
   for (size_t i = 0; i < specs.size(); ++i) values.push_back(make_fake_value(specs[i], seed, i));

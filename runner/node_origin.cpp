@@ -190,6 +190,11 @@ std::optional<int64_t> origin_index(const torch::jit::Node& node) {
   return node.i(kOriginAttribute);
 }
 
+const NodeOrigin* origin_numbered(const NodeOrigins* table, std::optional<int64_t> index) {
+  if (table == nullptr || !index || *index < 0 || static_cast<size_t>(*index) >= table->size()) return nullptr;
+  return &(*table)[static_cast<size_t>(*index)];
+}
+
 void set_origin_index(torch::jit::Node& node, int64_t index) { node.i_(kOriginAttribute, index); }
 
 bool has_flag(const torch::jit::Node& node, NodeFlag flag) {
@@ -257,10 +262,8 @@ std::vector<NodeOrigin> origins_in_graph(const torch::jit::Graph& graph, const N
   std::vector<const torch::jit::Node*> nodes;
   numbered_nodes(graph.block(), nodes);
   std::vector<NodeOrigin> out;
-  for (const torch::jit::Node* node : nodes) {
-    const std::optional<int64_t> index = origin_index(*node);
-    if (index && *index >= 0 && static_cast<size_t>(*index) < table.size()) out.push_back(table[*index]);
-  }
+  for (const torch::jit::Node* node : nodes)
+    if (const NodeOrigin* origin = origin_numbered(&table, origin_index(*node))) out.push_back(*origin);
   return out;
 }
 

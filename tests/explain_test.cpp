@@ -34,6 +34,12 @@ Sequence pytorch_backward(const std::string& case_dir) {
   return out;
 }
 
+// Imports the example model examples/models/NAME.pt with its inputs into `case_dir`.
+void import_example(const std::string& name, const std::string& case_dir) {
+  const Result r = tsrepro(import_args(model_path(name + ".pt"), model_path(name + ".inputs.pt"), case_dir));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+}
+
 json explain(const std::string& case_dir) {
   const Result r = tsrepro({"explain", case_dir, "--json"});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
@@ -50,10 +56,7 @@ TEST(Explain, NumbersEachForwardNodesBackwardAsPyTorchDoes) {
   SKIP_WITHOUT_PYTHON_TORCH();
   TempDir tmp;
   const std::string case_dir = tmp / "case";
-  ASSERT_EQ(tsrepro(import_args(model_path("conv_bn_relu_linear_scripted.pt"),
-                                model_path("conv_bn_relu_linear_scripted.inputs.pt"), case_dir))
-                .exit_code,
-            0);
+  ASSERT_NO_FATAL_FAILURE(import_example("conv_bn_relu_linear_scripted", case_dir));
   const json table = explain(case_dir);
   const Sequence ours = tsrepro_backward(table);
   EXPECT_EQ(ours, pytorch_backward(case_dir));
@@ -91,10 +94,7 @@ TEST(Explain, NumbersEachForwardNodesBackwardAsPyTorchDoes) {
 TEST(Explain, ABackendsDifferentiableGraphIsOneUnitCoveringItsNodes) {
   TempDir tmp;
   const std::string case_dir = tmp / "case";
-  ASSERT_EQ(tsrepro(import_args(model_path("elementwise_chain_scripted.pt"),
-                                model_path("elementwise_chain_scripted.inputs.pt"), case_dir))
-                .exit_code,
-            0);
+  ASSERT_NO_FATAL_FAILURE(import_example("elementwise_chain_scripted", case_dir));
   const Result r = tsrepro({"explain", case_dir, "--backend", "nnc", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const json table = r.stdout_json();
@@ -119,10 +119,7 @@ TEST(Explain, ABackendsDifferentiableGraphIsOneUnitCoveringItsNodes) {
 TEST(Explain, BackwardRunsProfileWithTheInputsRequiresGrad) {
   TempDir tmp;
   const std::string case_dir = tmp / "case";
-  ASSERT_EQ(tsrepro(import_args(model_path("elementwise_chain_scripted.pt"),
-                                model_path("elementwise_chain_scripted.inputs.pt"), case_dir))
-                .exit_code,
-            0);
+  ASSERT_NO_FATAL_FAILURE(import_example("elementwise_chain_scripted", case_dir));
   const Result r = tsrepro({"run", case_dir, "--backend", "nnc", "--backward", "--explain-backend"});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_NE(r.out.find("prim::DifferentiableGraph"), std::string::npos) << r.out;

@@ -8,7 +8,6 @@
 
 #include "minifier/graph_edit.h"
 #include "minifier/oracle.h"
-#include "runner/import.h"
 #include "tests/support/cases.h"
 #include "tests/support/files.h"
 #include "tests/support/paths.h"
@@ -191,10 +190,7 @@ TEST(NodeOrigin, AMinifiedGraphKeepsItsCulpritsOrigin) {
 }
 
 TEST(NodeOrigin, ImportRecordsTheModelsLinesAndModulePaths) {
-  ImportOptions options;
-  options.source = tsrepro_test::model_path("conv_bn_relu_linear_scripted.pt");
-  options.inputs_path = tsrepro_test::model_path("conv_bn_relu_linear_scripted.inputs.pt");
-  const Case c = import_case(options);
+  const Case c = testing::example_case("conv_bn_relu_linear_scripted");
   ASSERT_TRUE(c.node_origins);
   EXPECT_EQ(c.node_origins->size(), count_compute_nodes(*c.graph));
   std::map<std::string, NodeOrigin> by_kind;
@@ -229,10 +225,7 @@ TEST(NodeOrigin, ImportRecordsTheModelsLinesAndModulePaths) {
 }
 
 TEST(NodeOrigin, ATracedModulesPathsComeFromItsScopes) {
-  ImportOptions options;
-  options.source = tsrepro_test::model_path("conv_bn_relu_linear_traced.pt");
-  options.inputs_path = tsrepro_test::model_path("conv_bn_relu_linear_traced.inputs.pt");
-  const Case c = import_case(options);
+  const Case c = testing::example_case("conv_bn_relu_linear_traced");
   ASSERT_TRUE(c.node_origins);
   std::map<std::string, std::string> path_of;
   for (const NodeOrigin& o : *c.node_origins) path_of.emplace(o.kind, o.module_path);

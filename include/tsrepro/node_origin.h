@@ -54,6 +54,8 @@ std::shared_ptr<const NodeOrigins> record_import_origins(torch::jit::Graph& grap
 
 // The node's number in the imported graph, if it has one.
 std::optional<int64_t> origin_index(const torch::jit::Node& node);
+// The table's entry for number `index`; null without a table, a number, or such an entry.
+const NodeOrigin* origin_numbered(const NodeOrigins* table, std::optional<int64_t> index);
 void set_origin_index(torch::jit::Node& node, int64_t index);
 
 enum class NodeFlag : int64_t { Backward = 1, Culprit = 2, Fused = 4 };

@@ -17,18 +17,9 @@ using torch::jit::Graph;
 using torch::jit::Node;
 using torch::jit::Value;
 
-// Nodes whose subgraph a fuser hands to its code generator. (prim::DifferentiableGraph also has
-// a subgraph, but it is autodiff's unit, not a kernel: the groups inside it are what counts.)
-bool is_fusion_group(const Node* node) {
-  static const std::vector<std::string> kinds = {"prim::TensorExprGroup", "prim::FusionGroup", "prim::CudaFusionGroup",
-                                                 "prim::TensorExprDynamicGroup"};
-  const std::string kind = node->kind().toQualString();
-  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end() && node->hasAttribute(c10::attr::Subgraph);
-}
-
 void collect_groups(torch::jit::Block* block, std::vector<Node*>& out) {
   for (Node* node : block->nodes()) {
-    if (is_fusion_group(node)) out.push_back(node);
+    if (is_fusion_group(*node)) out.push_back(node);
     for (torch::jit::Block* inner : node->blocks()) collect_groups(inner, out);
   }
 }

@@ -1,5 +1,7 @@
 // The profiling graph executor (what TorchScript runs by default) behind PreparedGraph.
 
+#include <algorithm>
+
 #include <torch/script.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/passes/tensorexpr_fuser.h>
@@ -121,6 +123,13 @@ std::unique_ptr<PreparedGraph> prepare_with_profiling_executor(std::shared_ptr<G
   torch::jit::Stack stack(fresh_copies(sample_inputs, written));
   prepared->optimized = prepared->function.get_executor().getPlanFor(stack, torch::jit::getBailoutDepth()).graph;
   return prepared;
+}
+
+bool is_fusion_group(const torch::jit::Node& node) {
+  static const std::vector<std::string> kinds = {"prim::TensorExprGroup", "prim::FusionGroup", "prim::CudaFusionGroup",
+                                                 "prim::TensorExprDynamicGroup"};
+  const std::string kind = node.kind().toQualString();
+  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end() && node.hasAttribute(c10::attr::Subgraph);
 }
 
 bool option_flag(const BackendOptions& options, const std::string& key, bool fallback) {
