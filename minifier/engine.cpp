@@ -105,6 +105,7 @@ std::optional<ReferenceValues> PassContext::reference_values_for_cuts(const Case
 }
 
 bool PassContext::expects_accuracy_failure() const { return oracle_.expected().kind == "accuracy"; }
+const ExpectedFailure& PassContext::expected_failure() const { return oracle_.expected(); }
 
 void PassContext::accept(Case candidate) {
   AcceptedStep step;

@@ -1,5 +1,6 @@
 // Graph surgery for the minifier's passes.
 
+#include <map>
 #include <set>
 
 #include <torch/script.h>
@@ -195,6 +196,56 @@ std::optional<Case> without_outputs(const Case& state, const std::vector<size_t>
   for (size_t i : sorted) fewer.graph->eraseOutput(i);
   if (!normalize(fewer)) return std::nullopt;
   return fewer;
+}
+
+std::optional<Case> graph_from(const Case& state, size_t begin, const ReferenceValues& refs) {
+  if (begin == 0) return copy_case(state);
+  const size_t n = cuttable_nodes(*state.graph).size();
+  std::vector<size_t> before(begin);
+  for (size_t i = 0; i < begin; ++i) before[i] = i;
+  std::optional<Case> from = with_nodes_cut(state, before, refs, CutMode::DropFeeders);
+  // The cut keeps every node from `begin` on, so node k is now node k - begin. Where it is not
+  // (an edit libtorch normalized further), no candidate rather than a wrong one.
+  if (!from || cuttable_nodes(*from->graph).size() != n - begin) return std::nullopt;
+  return from;
+}
+
+std::optional<Case> with_every_node_isolated(const Case& state, const ReferenceValues& refs,
+                                             std::vector<IsolatedInput>& leaves) {
+  Case iso = copy_case(state);
+  const std::vector<Node*> nodes = cuttable_nodes(*iso.graph);
+  std::map<Value*, IsolatedInput> made;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    std::vector<Value*> read;
+    collect_values_read(nodes[i], read);
+    std::set<Value*> seen;
+    for (Value* v : read) {
+      const bool made_by_a_node = v->node()->owningBlock() == iso.graph->block() &&
+                                  v->node()->kind() != c10::prim::Constant && v->node()->kind() != c10::prim::Param;
+      if (!made_by_a_node || !v->type()->isSubtypeOf(*c10::TensorType::get()) || !seen.insert(v).second) continue;
+      const std::optional<c10::IValue> ref = refs.find(v->debugName());
+      if (!ref || !can_be_graph_input(*ref)) continue;  // stays connected
+      Value* leaf = iso.graph->addInput();
+      leaf->setType(v->type());
+      const std::vector<torch::jit::Use> uses = v->uses();
+      for (const torch::jit::Use& use : uses)
+        if (top_level_owner(use.user, *iso.graph) == nodes[i]) use.user->replaceInput(use.offset, leaf);
+      iso.inputs.push_back(spec_from_value(leaf->debugName(), *ref));
+      iso.values->push_back(*ref);
+      made[leaf] = IsolatedInput{i, v->debugName()};
+    }
+  }
+  std::set<Value*> returned(iso.graph->outputs().begin(), iso.graph->outputs().end());
+  for (Node* node : nodes)
+    for (Value* v : node->outputs())
+      if (v->type()->isSubtypeOf(*c10::TensorType::get()) && returned.insert(v).second) iso.graph->registerOutput(v);
+  if (made.empty() || !normalize(iso)) return std::nullopt;
+  leaves.clear();
+  for (Value* input : iso.graph->inputs()) {
+    const auto leaf = made.find(input);
+    leaves.push_back(leaf != made.end() ? leaf->second : IsolatedInput{});
+  }
+  return iso;
 }
 
 }  // namespace tsrepro

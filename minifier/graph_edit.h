@@ -36,6 +36,22 @@ enum class CutMode {
 std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>& indices, const ReferenceValues& refs,
                                    CutMode mode = CutMode::DropFeeders);
 
+// Cuttable nodes `begin`.. of `state` alone: the nodes before `begin` cut (DropFeeders), their
+// values fed in. nullopt where the cut cannot keep every node from `begin` on.
+std::optional<Case> graph_from(const Case& state, size_t begin, const ReferenceValues& refs);
+
+// One input of an isolated graph (below): which node reads it, standing for which value.
+struct IsolatedInput {
+  std::optional<size_t> reader;  // index in the state's cuttable_nodes; none: an input the state had
+  std::string value;             // the state's value it replaces
+};
+// Every node on its own: each tensor a node reads from another node becomes an input of its own
+// for that reader (fed its reference value), and every node's tensors become outputs. With
+// gradients, input i's gradient is then what node leaves[i].reader's backward makes of the
+// outputs' gradients, whatever the other nodes do. nullopt when nothing could be isolated.
+std::optional<Case> with_every_node_isolated(const Case& state, const ReferenceValues& refs,
+                                             std::vector<IsolatedInput>& leaves);
+
 // What a truncated graph returns.
 enum class PrefixOutputs {
   Frontier,  // the last node's outputs and every tensor the nodes before it hand on to later

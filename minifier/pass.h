@@ -52,6 +52,7 @@ class PassContext {
   // when the interest rule does not judge by verdicts (--test).
   std::optional<Verdict> verdict_of(const Case& candidate);
   bool expects_accuracy_failure() const;
+  const ExpectedFailure& expected_failure() const;
   // The reference run's value of every top-level value of `c`: all on disk with --offload, else
   // in memory up to kReferenceValuesMemoryBudget and the rest on disk. Throws if the reference
   // cannot run the graph with its values exposed.

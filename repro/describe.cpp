@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "tsrepro/backend.h"
+#include "tsrepro/verdict.h"
 
 namespace tsrepro {
 namespace {
@@ -39,10 +40,13 @@ std::string subject_of(const std::vector<std::string>& ops, bool& plural) {
   return "a graph of " + std::to_string(ops.size()) + " ops (" + text + ", ...)";
 }
 
-// "returns wrong values", "raises RuntimeError while compiling", "crashes with SIGSEGV", "hangs".
+// "returns wrong values", "gets wrong gradients", "raises RuntimeError while compiling", "crashes with SIGSEGV",
+// "hangs".
 std::string failure_phrase(const ReproSettings& s, bool plural) {
   const std::string& kind = s.expected_kind;
   const std::string& sig = s.expected_signature;
+  if (kind == "accuracy" && sig.rfind(accuracy_signature("", "backward"), 0) == 0)
+    return plural ? "get wrong gradients" : "gets wrong gradients";
   if (kind == "accuracy") return plural ? "return wrong values" : "returns wrong values";
   if (kind == "timeout") return plural ? "hang" : "hangs";
   if (kind == "crash") {

@@ -31,12 +31,6 @@ namespace {
 
 const char* python_bool(bool value) { return value ? "True" : "False"; }
 
-std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string text;
-  for (const std::string& part : parts) text += (text.empty() ? "" : separator) + part;
-  return text;
-}
-
 // The IR text as one literal per line, so that the script reads (and pastes) like the graph.
 std::string ir_literal_lines(const std::string& ir) {
   std::vector<std::string> lines;
@@ -140,15 +134,6 @@ std::string backend_section(const Case& c, const std::string& spec, const Backen
   return inject_section(*plan, spec, role);
 }
 
-std::string gradient_inputs(const Case& c) {
-  std::vector<std::string> indices;
-  for (size_t i = 0; i < c.inputs.size(); ++i) {
-    const InputSpec& spec = c.inputs[i];
-    if (spec.kind == "tensor" && (!spec.lifted || spec.requires_grad)) indices.push_back(std::to_string(i));
-  }
-  return "[" + joined(indices, ", ") + "]";
-}
-
 }  // namespace
 
 std::string repro_py_source(const Case& c, const ReproSettings& s) {
@@ -172,10 +157,15 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const std::op
   values["GRAPH_IR"] = ir_literal_lines(reproducer_graph_ir(c, s));
   std::optional<InjectPlan> plan;
   if (backend_family(s.run.backend) == "inject") plan = plan_inject(s.run.backend, *c.graph);
-  if (plan && plan->triggered && plan->fault == "accuracy") {
+  values["FAULT_OP"] = "";
+  if (plan && inject_section_parts(*plan).runs_injected_graph) {
     flags.insert("injected");
     values["INJECTED_IR"] = ir_literal_lines(graph_to_ir(*plan->graph));
     values["FIRST_OP"] = python_comment_text(plan->op_text.substr(0, plan->op_text.find('+')));
+    values["FAULT_EDIT"] = python_comment_text(inject_edit_text(plan->fault));
+    // The op the graph now calls, defined before the graph is parsed (two blank lines around it).
+    if (plan->fault == "backward-error")
+      values["FAULT_OP"] = "\n" + std::string(templates::repro_py_backward_error_op) + "\n";
   }
   std::string input_helper;
   if (uses_fake_inputs(c, s)) {
@@ -216,7 +206,10 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const std::op
                    2);
   }
   if (s.run.backward)
-    append_section(sections, fill_template(templates::repro_py_backward, {{"GRADIENT_INPUTS", gradient_inputs(c)}}), 2);
+    append_section(sections,
+                   fill_template(templates::repro_py_backward,
+                                 {{"GRADIENT_INPUTS", "[" + joined(gradient_input_indices(c), ", ") + "]"}}),
+                   2);
   if (sections.find("os.") != std::string::npos) flags.insert("os");
   values["SECTIONS"] = sections.substr(0, sections.find_last_not_of('\n') + 1);
 

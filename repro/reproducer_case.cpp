@@ -84,7 +84,11 @@ InjectSection inject_section_parts(const InjectPlan& plan) {
   InjectSection section;
   const bool fires = plan.triggered;
   // As runner/backends/inject.cpp: a segfault that returns (SIGSEGV ignored) runs the graph.
-  if (!fires || plan.fault == "accuracy" || plan.fault == "segfault") section.flags.insert("returns");
+  // The faults that edit the graph run it: the forward returns, what is wrong shows later.
+  section.runs_injected_graph =
+      fires && (plan.fault == "accuracy" || plan.fault == "backward-accuracy" || plan.fault == "backward-error");
+  if (!fires || section.runs_injected_graph || plan.fault == "segfault") section.flags.insert("returns");
+  if (fires && plan.fault == "backward-error") section.flags.insert("backward_error");
   if (fires && (plan.fault == "compile-error" || plan.fault == "runtime-error")) {
     section.flags.insert("raises");
     section.message = std::string("tsrepro injected ") + (plan.fault == "compile-error" ? "compile" : "runtime") +
@@ -92,8 +96,21 @@ InjectSection inject_section_parts(const InjectPlan& plan) {
   }
   if (fires && (plan.fault == "abort" || plan.fault == "segfault" || plan.fault == "hang"))
     section.flags.insert(plan.fault);
-  section.runs_injected_graph = fires && plan.fault == "accuracy";
   return section;
+}
+
+std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : separator) + part;
+  return text;
+}
+
+std::vector<std::string> gradient_input_indices(const Case& c) {
+  const std::vector<bool> with_grad = gradient_inputs(c.inputs);
+  std::vector<std::string> indices;
+  for (size_t i = 0; i < with_grad.size(); ++i)
+    if (with_grad[i] && c.inputs[i].kind == "tensor") indices.push_back(std::to_string(i));  // as with_grad_leaves
+  return indices;
 }
 
 std::string node_origins_text(const Case& c) {

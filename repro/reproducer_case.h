@@ -78,9 +78,15 @@ bool is_training_flag(const torch::jit::Value* input);
 struct InjectSection {
   TemplateFlags flags;
   std::string message;
-  bool runs_injected_graph = false;  // the accuracy fault: the graph with +1 after the op
+  bool runs_injected_graph = false;  // accuracy and backward faults: the graph with the fault's edit
 };
 InjectSection inject_section_parts(const InjectPlan& plan);
+
+// --backward: the inputs that get gradients in both reproducers, as decimal indices (the runner's
+// own rule, gradient_inputs in runner/inputs.h).
+std::vector<std::string> gradient_input_indices(const Case& c);
+
+std::string joined(const std::vector<std::string>& parts, const std::string& separator);
 
 // The placeholders both reproducers fill the same way: the header's TITLE, VERSION, LIBTORCH, CPU,
 // EXPECTED_TEXT, COMMAND (made safe by `comment`) and the run's EXPECTED, EXIT_ON_EXCEPTION,

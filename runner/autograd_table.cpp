@@ -130,13 +130,13 @@ std::vector<GradFn> backward_graph(const std::vector<GradFn>& roots) {
   return seen_order;
 }
 
+}  // namespace
+
 std::string node_text(const ForwardRow& row) {
   std::string text;
   for (size_t i = 0; i < row.outputs.size(); ++i) text += (i ? ", %" : "%") + row.outputs[i];
   return (text.empty() ? "" : text + " = ") + row.kind;
 }
-
-}  // namespace
 
 AutogradTable autograd_table(const Case& c, const std::vector<c10::IValue>& inputs) {
   const std::shared_ptr<torch::jit::Graph> recorded_graph = recording_copy(*c.graph);

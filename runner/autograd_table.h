@@ -72,6 +72,8 @@ void add_backend_units(AutogradTable& table, const Case& c, const std::vector<c1
                        const std::string& backend, const BackendOptions& options);
 
 nlohmann::json autograd_table_to_json(const AutogradTable& table);
+// "%x, %y = aten::op": a forward node as the tables show it.
+std::string node_text(const ForwardRow& row);
 // Two tables, forward order then backward order, in the spirit of PyTorch's own
 // (SeqNr|OrigAten|SrcFn).
 std::string autograd_table_text(const AutogradTable& table);

@@ -565,6 +565,26 @@ c10::IValue cast_floating_to_fp64(const c10::IValue& value) {
   return value;  // floats are doubles already; everything else has no precision to raise
 }
 
+std::optional<at::Tensor> reduce_to_scalar_loss(const c10::IValue& out) {
+  if (out.isTensor()) {
+    const at::Tensor& t = out.toTensor();
+    if (!t.is_floating_point() || t.numel() == 0 || !t.requires_grad()) return std::nullopt;
+    return t.sum() / t.numel();
+  }
+  std::vector<c10::IValue> items;
+  if (out.isTuple())
+    items = out.toTupleRef().elements().vec();
+  else if (out.isList())
+    items = out.toListRef().vec();
+  std::optional<at::Tensor> total;
+  for (const c10::IValue& item : items) {
+    auto part = reduce_to_scalar_loss(item);
+    if (part) total = total ? *total + *part : *part;
+  }
+  if (total && !items.empty()) *total = *total / static_cast<double>(items.size());
+  return total;
+}
+
 std::string dtype_name(c10::ScalarType type) {
   switch (type) {
     case at::kFloat:

@@ -129,27 +129,6 @@ std::vector<c10::IValue> fresh_inputs(const std::vector<c10::IValue>& inputs, co
   return with_grad_leaves(fresh_copies(inputs, policy.written), policy.with_grad);
 }
 
-// torch._dynamo.testing.reduce_to_scalar_loss: mean of each floating tensor, averaged.
-c10::optional<at::Tensor> reduce_to_scalar_loss(const c10::IValue& out) {
-  if (out.isTensor()) {
-    const at::Tensor& t = out.toTensor();
-    if (!t.is_floating_point() || t.numel() == 0 || !t.requires_grad()) return c10::nullopt;
-    return t.sum() / t.numel();
-  }
-  std::vector<c10::IValue> items;
-  if (out.isTuple())
-    items = out.toTupleRef().elements().vec();
-  else if (out.isList())
-    items = out.toListRef().vec();
-  c10::optional<at::Tensor> total;
-  for (const c10::IValue& item : items) {
-    auto part = reduce_to_scalar_loss(item);
-    if (part) total = total ? *total + *part : *part;
-  }
-  if (total && !items.empty()) *total = *total / static_cast<double>(items.size());
-  return total;
-}
-
 // Backpropagates the scalar loss of `outputs`; returns d loss / d input for every input
 // (None for inputs without a gradient).
 std::vector<c10::IValue> input_gradients(const std::vector<c10::IValue>& outputs,
@@ -277,6 +256,11 @@ std::vector<c10::IValue> Evaluator::load_inputs(const EvalRequest& request) {
 }
 
 Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_stage) {
+  return evaluate_values(request, load_inputs(request), on_stage);
+}
+
+Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::IValue> loaded,
+                                   const StageCallback& on_stage) {
   const auto started = std::chrono::steady_clock::now();
   std::optional<std::chrono::steady_clock::time_point> compute_started;
   auto finish = [&](Verdict v) {
@@ -290,7 +274,6 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
   BackendInput input{graph_from_ir(request.graph_ir, "candidate graph"), {}};
   for (const InputSpec& spec : request.specs) input.lifted.push_back(spec.lifted);
   if (!device.is_cpu()) graph_constants_to_device(*input.graph, device);
-  std::vector<c10::IValue> loaded = load_inputs(request);
   conform_to_graph_inputs(loaded, *input.graph);
   std::vector<c10::IValue> inputs = values_to_device(loaded, device);
   if (inputs.size() != input.graph->inputs().size())
@@ -357,8 +340,9 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
   verdict.outputs = comparison.outputs;
   if (const OutputDiff* worst = comparison.first_failure()) {
     verdict.status = Status::Accuracy;
-    verdict.phase = "run";
-    verdict.signature = accuracy_signature(worst->dtype);
+    // Outputs come first (compare_sides): a gradient as the first failure means the forward agreed.
+    verdict.phase = worst->path.rfind("grad.", 0) == 0 ? "backward" : "run";
+    verdict.signature = accuracy_signature(worst->dtype, verdict.phase);
     verdict.message = describe_diff(*worst);
   }
   return finish(verdict);

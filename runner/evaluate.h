@@ -47,6 +47,9 @@ class Evaluator {
  public:
   // Throws UserError for a request that cannot be run at all (bad backend, unreadable inputs).
   Verdict evaluate(const EvalRequest& request, const StageCallback& on_stage);
+  // The same with the inputs at hand (request's own inputs_path and input_files unused): for a
+  // caller that runs candidates in its own process, such as tsrepro explain.
+  Verdict evaluate_values(const EvalRequest& request, std::vector<c10::IValue> inputs, const StageCallback& on_stage);
 
  private:
   std::vector<c10::IValue> load_inputs(const EvalRequest& request);

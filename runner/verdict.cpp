@@ -102,7 +102,9 @@ std::string exception_signature(const std::string& phase, const std::string& typ
 
 std::string crash_signature(int signal_number) { return "crash:" + signal_name(signal_number); }
 
-std::string accuracy_signature(const std::string& dtype) { return "accuracy:" + dtype; }
+std::string accuracy_signature(const std::string& dtype, const std::string& phase) {
+  return phase == "backward" ? "accuracy:backward:" + dtype : "accuracy:" + dtype;
+}
 
 std::string signal_name(int signal_number) {
   static const std::pair<int, const char*> kSignals[] = {

@@ -155,5 +155,71 @@ TEST(Explain, ATorchvisionClassifiersBackwardMatchesPyTorchs) {
   }
 }
 
+// Gradient attribution: under a backend whose backward goes wrong at one op, explain names that
+// op (the first node, in backward order, whose outputs' gradients agree and whose inputs' do not).
+json attribution(const std::string& case_dir, const std::string& backend) {
+  const Result r = tsrepro({"explain", case_dir, "--backend", backend, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  return r.exit_code == 0 ? r.stdout_json() : json::object();
+}
+
+std::string culprit_kind(const json& explained) {
+  const json& culprit = explained["attribution"]["culprit"];
+  return culprit.is_number() ? explained["forward"][culprit.get<size_t>()]["kind"].get<std::string>() : "(none)";
+}
+
+TEST(Explain, AWrongGradientIsAttributedToItsOp) {
+  TempDir tmp;
+  const std::string case_dir = tmp / "case";
+  ASSERT_NO_FATAL_FAILURE(import_example("conv_bn_relu_linear_scripted", case_dir));
+  const json explained = attribution(case_dir, "inject:backward-accuracy@aten::relu");
+  const json& a = explained["attribution"];
+  EXPECT_EQ(a["verdict"]["status"], "accuracy") << a.dump();
+  EXPECT_EQ(a["verdict"]["phase"], "backward") << a.dump();
+  EXPECT_EQ(culprit_kind(explained), "aten::relu") << a.dump();
+  EXPECT_EQ(a["method"], "isolated nodes");
+  EXPECT_EQ(a["runs"], 1);
+  // The gradient relu hands to its input differs; none that a node before it made does.
+  const size_t culprit = a["culprit"].get<size_t>();
+  bool culprit_differs = false;
+  for (const json& g : a["gradients"]) {
+    if (g["reader"] == culprit) culprit_differs = culprit_differs || !g["ok"].get<bool>();
+    if (g["reader"].is_number() && g["reader"].get<size_t>() < culprit) {
+      EXPECT_TRUE(g["ok"].get<bool>()) << g;
+    }
+  }
+  EXPECT_TRUE(culprit_differs) << a.dump();
+  // The text says the same, with the op's source line.
+  const Result text = tsrepro({"explain", case_dir, "--backend", "inject:backward-accuracy@aten::relu"});
+  EXPECT_NE(text.out.find("Culprit: node " + std::to_string(culprit)), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("ReluBackward0 hands to its inputs do not"), std::string::npos) << text.out;
+}
+
+TEST(Explain, AnErrorInBackwardIsAttributedToItsOpByBisection) {
+  TempDir tmp;
+  const std::string case_dir = tmp / "case";
+  ASSERT_NO_FATAL_FAILURE(import_example("chain100_scripted", case_dir));
+  const json explained = attribution(case_dir, "inject:backward-error@aten::tanh");
+  const json& a = explained["attribution"];
+  EXPECT_EQ(a["verdict"]["phase"], "backward") << a.dump();
+  EXPECT_EQ(culprit_kind(explained), "aten::tanh") << a.dump();
+  EXPECT_EQ(a["method"], "bisection");
+  EXPECT_LE(a["runs"].get<int>(), 8) << "about log2(120) runs";
+  // Every tanh raises in backward; the first the engine reaches is the last one in the graph.
+  size_t last_tanh = 0;
+  for (const json& row : explained["forward"])
+    if (row["kind"] == "aten::tanh") last_tanh = row["position"].get<size_t>();
+  EXPECT_EQ(a["culprit"], last_tanh);
+}
+
+TEST(Explain, AgreeingGradientsHaveNoCulprit) {
+  TempDir tmp;
+  const std::string case_dir = tmp / "case";
+  ASSERT_NO_FATAL_FAILURE(import_example("conv_bn_relu_linear_scripted", case_dir));
+  const json explained = attribution(case_dir, "inject:accuracy@aten::softmax");  // no softmax here
+  EXPECT_EQ(explained["attribution"]["verdict"]["status"], "pass") << explained["attribution"].dump();
+  EXPECT_TRUE(explained["attribution"]["culprit"].is_null());
+}
+
 }  // namespace
 }  // namespace tsrepro_test

@@ -203,6 +203,36 @@ TEST(CutNodes, CutValuesAreTheReferenceValues) {
   EXPECT_NO_THROW(graph_from_ir(graph_to_ir(*cut->graph), "cut"));
 }
 
+// Gradient attribution's probe: each node reads its tensors from inputs of its own, fed their
+// reference values, and every node's tensor is an output; x, read by two nodes, stays one input.
+TEST(IsolatedNodes, EveryNodeReadsItsOwnInputsAndShowsItsOutputs) {
+  const at::Tensor x = at::tensor({0.5, -1.0});
+  Case c = case_from_ir(kChain, {x});
+  const ReferenceValues refs = compute_reference_values(c);
+  std::vector<IsolatedInput> leaves;
+  std::optional<Case> iso = with_every_node_isolated(c, refs, leaves);
+  ASSERT_TRUE(iso);
+  ASSERT_EQ(leaves.size(), iso->graph->inputs().size());
+  ASSERT_EQ(iso->values->size(), leaves.size());
+  EXPECT_EQ(node_kinds(*iso), node_kinds(c));  // no node lost: each one's outputs are returned
+  EXPECT_EQ(iso->graph->outputs().size(), 5u);
+  const std::vector<torch::jit::Node*> nodes = cuttable_nodes(*iso->graph);
+  size_t isolated = 0;
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    torch::jit::Value* input = iso->graph->inputs()[i];
+    if (!leaves[i].reader) {
+      EXPECT_EQ(input->uses().size(), 2u);  // x: read by sin and add
+      continue;
+    }
+    ++isolated;
+    ASSERT_EQ(input->uses().size(), 1u) << leaves[i].value;
+    EXPECT_EQ(input->uses()[0].user, nodes.at(*leaves[i].reader)) << leaves[i].value;
+    EXPECT_TRUE(at::equal(iso->values->at(i).toTensor(), refs.find(leaves[i].value)->toTensor())) << leaves[i].value;
+  }
+  EXPECT_EQ(isolated, 4u);  // a, b, c and d, each read by the node after it
+  EXPECT_TRUE(at::allclose(iso->values->at(1).toTensor(), at::sin(x)));
+}
+
 TEST(ReferenceValues, OffloadedEqualInMemoryAndLeaveNoFilesBehind) {
   testing::TempDir root;
   const at::Tensor x = at::tensor({0.5, -1.0, 2.0});

@@ -158,9 +158,20 @@ TEST_P(MinifyCliFault, ShrinksToTheCulpritAndReproPyReproduces) {
   TempDir tmp;
   const std::string case_dir = import_chain(tmp);
   const std::string out = tmp / "out";
-  const Result r = tsrepro({"minify", case_dir, "--backend", backend, "-o", out, "--json", "-j", "2", "--timeout",
-                            fault == "hang" ? "2" : "60"},
-                           {tmp.path().string(), 600});
+  Args args = {"minify",
+               case_dir,
+               "--backend",
+               backend,
+               "-o",
+               out,
+               "--json",
+               "-j",
+               "2",
+               "--timeout",
+               fault == "hang" ? "2" : "60"};
+  const bool backward = fault.rfind("backward-", 0) == 0;  // only the backward pass sees these
+  if (backward) args.push_back("--backward");
+  const Result r = tsrepro(args, {tmp.path().string(), 600});
   const json s = expect_minified(r);
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_GE(s.value("original_nodes", 0), 100);
@@ -174,6 +185,13 @@ TEST_P(MinifyCliFault, ShrinksToTheCulpritAndReproPyReproduces) {
   const std::string graph = read_text(out + "/minified/graph.ir");
   EXPECT_NE(graph.find("aten::relu"), std::string::npos) << graph;
   EXPECT_EQ(compute_nodes_in(graph), s.value("final_nodes", 0u)) << graph;
+  // A backward failure stays one: the minifier never trades it for a forward one.
+  if (fault == "backward-accuracy") {
+    EXPECT_EQ(s.value("signature", ""), "accuracy:backward:float32");
+  }
+  if (fault == "backward-error") {
+    EXPECT_EQ(s.value("signature", "").rfind("exception:backward:RuntimeError", 0), 0u);
+  }
   expect_consistent_checkpoints(out);
   // The first checkpoint holds the case's own values: its inputs.pt is the case's, linked.
   const std::string first = out + "/checkpoints/" + std::to_string(s.value("original_nodes", 0)) + "_nodes";
@@ -194,7 +212,8 @@ TEST_P(MinifyCliFault, ShrinksToTheCulpritAndReproPyReproduces) {
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryFault, MinifyCliFault,
-                         ::testing::Values("compile-error", "runtime-error", "accuracy", "abort", "segfault", "hang"),
+                         ::testing::Values("compile-error", "runtime-error", "accuracy", "abort", "segfault", "hang",
+                                           "backward-accuracy", "backward-error"),
                          [](const auto& info) {
                            std::string name = info.param;
                            name.erase(std::remove(name.begin(), name.end(), '-'), name.end());

@@ -284,6 +284,10 @@ TEST(ReproCppProgram, ShortProgramsBuildWarningFreeAndReproduceLikeTsrepro) {
   chain.graph->registerOutput(chain.graph->insertConstant(attack_string(marker)));
   ReproSettings chain_crash = settings_for("inject:segfault@aten::relu", "crash", "crash:SIGSEGV");
   chain_crash.command_line = "tsrepro minify " + attack_string(marker);
+  // --backward: the program compares the gradients too, and defines the op the error fault calls.
+  ReproSettings wrong_gradient = settings_for("inject:backward-accuracy@aten::relu", "accuracy");
+  ReproSettings backward_error = settings_for("inject:backward-error@aten::relu", "exception");
+  wrong_gradient.run.backward = backward_error.run.backward = true;
   ReproSettings fake = settings_for("jit", "accuracy");
   fake.run.fake_inputs = true;
   fake.run.seed = 3;
@@ -291,6 +295,8 @@ TEST(ReproCppProgram, ShortProgramsBuildWarningFreeAndReproduceLikeTsrepro) {
   const BuiltPrograms programs({
       {"relu_accuracy", relu_case(), settings_for("inject:accuracy@aten::relu", "accuracy"), 1, 80},
       {"relu_exception", relu_case(), settings_for("inject:runtime-error@aten::relu", "exception"), 1, 80},
+      {"relu_wrong_gradient", relu_case(), wrong_gradient, 1, 110},
+      {"relu_backward_error", relu_case(), backward_error, 1, 110},
       {"chain_segfault", chain, chain_crash, 128 + SIGSEGV},
       {"nnc_bug", testing::bug_case("nnc_frac_negative"), settings_for("nnc", "accuracy"), 1},
       {"ofi_bug", testing::bug_case("ofi_addmm_chain"), settings_for("ofi", "exception"), 1},

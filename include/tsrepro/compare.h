@@ -5,6 +5,7 @@
 // references are finite, and res matches ref's inf/NaN pattern elsewhere. Integer and bool tensors must be
 // equal exactly (unless ignore_non_fp). Tuples and lists are compared element by element.
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ CompareResult compare_outputs(const std::vector<c10::IValue>& ref, const std::ve
 // A deep copy where floating-point tensors (and Python floats stay floats) are cast to float64;
 // used to build the fp64 reference run's inputs. Nested tuples/lists are followed.
 c10::IValue cast_floating_to_fp64(const c10::IValue& value);
+
+// The scalar --backward differentiates: torch._dynamo.testing.reduce_to_scalar_loss, the mean of
+// every floating tensor that requires grad, averaged over the items of tuples and lists; nullopt
+// when no output has a gradient.
+std::optional<at::Tensor> reduce_to_scalar_loss(const c10::IValue& out);
 
 // "float32", "int64", ... the names PyTorch prints without the "torch." prefix.
 std::string dtype_name(c10::ScalarType type);

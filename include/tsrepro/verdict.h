@@ -37,7 +37,10 @@ Verdict verdict_from_json(const nlohmann::json& j);
 // hex addresses and paths masked so that the same bug has the same signature across candidates.
 std::string exception_signature(const std::string& phase, const std::string& type, const std::string& message);
 std::string crash_signature(int signal_number);
-std::string accuracy_signature(const std::string& dtype);
+// "accuracy:<dtype>" for wrong outputs; "accuracy:backward:<dtype>" when the outputs agree and
+// only gradients differ (phase "backward"): a candidate whose forward goes wrong instead is
+// another bug, and the signatures keep the minifier from taking one for the other.
+std::string accuracy_signature(const std::string& dtype, const std::string& phase = "run");
 
 // "SIGSEGV" for 11, "signal 77" for unknown numbers.
 std::string signal_name(int signal_number);

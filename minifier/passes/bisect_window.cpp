@@ -24,16 +24,8 @@ namespace {
 // in), then everything after `last` truncated (its tensors handed on become the outputs).
 std::optional<Case> window(const Case& state, size_t begin, size_t last, const ReferenceValues& refs) {
   const size_t n = cuttable_nodes(*state.graph).size();
-  std::optional<Case> from_begin = state;
-  if (begin > 0) {
-    std::vector<size_t> before(begin);
-    for (size_t i = 0; i < begin; ++i) before[i] = i;
-    from_begin = with_nodes_cut(state, before, refs, CutMode::DropFeeders);
-    // The cut keeps every node from `begin` on, so node `last` is now node last - begin. Where
-    // it is not (an edit libtorch normalized further), no candidate rather than a wrong one.
-    if (!from_begin || cuttable_nodes(*from_begin->graph).size() != n - begin) return std::nullopt;
-  }
-  if (last + 1 >= n) return from_begin;
+  std::optional<Case> from_begin = graph_from(state, begin, refs);
+  if (!from_begin || last + 1 >= n) return from_begin;
   return truncated_after(*from_begin, last - begin);
 }
 

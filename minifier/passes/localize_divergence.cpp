@@ -4,7 +4,13 @@
 // proposes that node alone, fed by the reference values of its inputs (then, failing that,
 // the prefix up to it), so a 1000-node accuracy case shrinks in a handful of queries instead
 // of a bisection.
+//
+// When only gradients are wrong (signature accuracy:backward:...), extra outputs would show
+// nothing: the culprit is the node whose backward goes wrong, found by gradient attribution
+// (gradient_attribution.h: one run with every node isolated, else a bisection), and proposed
+// alone in the same way.
 
+#include "minifier/gradient_attribution.h"
 #include "minifier/pass.h"
 
 namespace tsrepro {
@@ -38,21 +44,11 @@ std::optional<size_t> first_divergent_node(const Verdict& v, size_t original_out
   return first;
 }
 
-}  // namespace
-
-bool localize_divergence_pass(PassContext& ctx) {
-  if (!ctx.expects_accuracy_failure()) return false;
+// The culprit alone, fed by the reference values of its inputs; failing that, the prefix up to it
+// (its outputs alone: what does not feed it is not needed).
+bool try_node_alone(PassContext& ctx, size_t culprit) {
   const Case& state = ctx.state();
-  const size_t n = cuttable_nodes(*state.graph).size();
-  if (n < 2) return false;
-  std::vector<size_t> out_owner;
-  const std::optional<Verdict> probe = ctx.verdict_of(instrumented(state, out_owner));
-  if (!probe || probe->status != Status::Accuracy) return false;
-  const std::optional<size_t> culprit = first_divergent_node(*probe, state.graph->outputs().size(), out_owner);
-  if (!culprit) return false;
-
-  // The first divergent node's outputs alone: what does not feed it is not needed.
-  std::optional<Case> prefix = truncated_after(state, *culprit, PrefixOutputs::LastNode);
+  std::optional<Case> prefix = truncated_after(state, culprit, PrefixOutputs::LastNode);
   if (!prefix) return false;
   std::optional<Case> alone;
   try {
@@ -65,6 +61,33 @@ bool localize_divergence_pass(PassContext& ctx) {
     // No reference values for this prefix: the prefix alone is still worth a try.
   }
   return ctx.try_candidates({std::move(alone), std::move(prefix)}).has_value();
+}
+
+bool localize_backward(PassContext& ctx) {
+  const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(ctx.state());
+  if (!refs) return false;
+  Verdict whole;  // the state fails as expected: in the backward pass, with wrong numbers
+  whole.status = Status::Accuracy;
+  whole.phase = "backward";
+  const GradientProbes probes{[&](const Case& c) { return ctx.verdict_of(c); },
+                              [](const Verdict& v) { return v.status == Status::Accuracy && v.phase == "backward"; }};
+  const GradientAttribution found = attribute_backward_failure(ctx.state(), whole, *refs, probes);
+  return found.culprit && try_node_alone(ctx, *found.culprit);
+}
+
+}  // namespace
+
+bool localize_divergence_pass(PassContext& ctx) {
+  if (!ctx.expects_accuracy_failure()) return false;
+  const Case& state = ctx.state();
+  const size_t n = cuttable_nodes(*state.graph).size();
+  if (n < 2) return false;
+  if (ctx.expected_failure().signature.rfind(accuracy_signature("", "backward"), 0) == 0) return localize_backward(ctx);
+  std::vector<size_t> out_owner;
+  const std::optional<Verdict> probe = ctx.verdict_of(instrumented(state, out_owner));
+  if (!probe || probe->status != Status::Accuracy) return false;
+  const std::optional<size_t> culprit = first_divergent_node(*probe, state.graph->outputs().size(), out_owner);
+  return culprit && try_node_alone(ctx, *culprit);
 }
 
 }  // namespace tsrepro

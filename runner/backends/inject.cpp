@@ -1,15 +1,23 @@
 // `inject:<fault>@<op>[+<op>...]`: a test backend that behaves like the interpreter except that it
 // fails when every listed op is present in the graph (nested blocks included). Faults:
 // compile-error and runtime-error (a RuntimeError in the compile or run phase), accuracy (the
-// first listed op's tensor outputs are off by one), abort (SIGABRT), segfault (SIGSEGV), hang.
-// Needing all ops at once models bugs that take two nodes together.
+// first listed op's tensor outputs are off by one), abort (SIGABRT), segfault (SIGSEGV), hang,
+// and two that only the backward pass sees: backward-accuracy (the first listed op's gradient is
+// doubled, its forward exact) and backward-error (a RuntimeError when the backward pass reaches
+// it). Needing all ops at once models bugs that take two nodes together.
+//
+// Every fault that changes numbers is an edit of the graph the interpreter runs (InjectPlan::graph),
+// so repro.py and repro.cpp run the very same graph without tsrepro: the backward error calls
+// tsrepro::backward_error, which both writers define in a few lines.
 
 #include <chrono>
 #include <csignal>
 #include <sstream>
 #include <thread>
 
+#include <torch/library.h>
 #include <torch/script.h>
+#include <torch/csrc/autograd/custom_function.h>
 
 #include "runner/backends/builtin.h"
 #include "runner/backends/inject.h"
@@ -18,7 +26,7 @@
 namespace tsrepro {
 namespace {
 
-enum class Fault { CompileError, RuntimeError, Accuracy, Abort, Segfault, Hang };
+enum class Fault { CompileError, RuntimeError, Accuracy, Abort, Segfault, Hang, BackwardAccuracy, BackwardError };
 
 Fault fault_from_name(const std::string& name, const std::string& spec) {
   if (name == "compile-error") return Fault::CompileError;
@@ -27,8 +35,11 @@ Fault fault_from_name(const std::string& name, const std::string& spec) {
   if (name == "abort") return Fault::Abort;
   if (name == "segfault") return Fault::Segfault;
   if (name == "hang") return Fault::Hang;
+  if (name == "backward-accuracy") return Fault::BackwardAccuracy;
+  if (name == "backward-error") return Fault::BackwardError;
   throw UserError("--backend " + spec + ": unknown fault '" + name +
-                  "' (compile-error, runtime-error, accuracy, abort, segfault, hang)");
+                  "' (compile-error, runtime-error, accuracy, abort, segfault, hang, backward-accuracy, "
+                  "backward-error)");
 }
 
 void collect_nodes(torch::jit::Block* block, std::vector<torch::jit::Node*>& out) {
@@ -44,22 +55,91 @@ bool graph_has_kind(torch::jit::Graph& graph, c10::Symbol kind) {
   return std::any_of(nodes.begin(), nodes.end(), [&](torch::jit::Node* n) { return n->kind() == kind; });
 }
 
-// After every `op` node, its tensor outputs get +1: a wrong answer that changes no dtype.
-void perturb_outputs_of(torch::jit::Graph& graph, c10::Symbol op) {
+// Every tensor output of every `op` node, in graph order (nested blocks included).
+std::vector<torch::jit::Value*> tensor_outputs_of(torch::jit::Graph& graph, c10::Symbol op) {
   std::vector<torch::jit::Node*> nodes;
   collect_nodes(graph.block(), nodes);
-  for (torch::jit::Node* node : nodes) {
-    if (node->kind() != op) continue;
-    for (torch::jit::Value* output : node->outputs()) {
-      if (!output->type()->isSubtypeOf(*c10::TensorType::get())) continue;
-      torch::jit::WithInsertPoint after(node->next());
+  std::vector<torch::jit::Value*> outputs;
+  for (torch::jit::Node* node : nodes)
+    if (node->kind() == op)
+      for (torch::jit::Value* output : node->outputs())
+        if (output->type()->isSubtypeOf(*c10::TensorType::get())) outputs.push_back(output);
+  return outputs;
+}
+
+// Inserts `make(output)` right after output's node and hands it every later use of output.
+template <typename Make>
+void replace_after(torch::jit::Graph& graph, torch::jit::Value* output, const Make& make) {
+  torch::jit::WithInsertPoint after(output->node()->next());
+  torch::jit::Value* replacement = make(output);
+  output->replaceAllUsesAfterNodeWith(replacement->node(), replacement);
+}
+
+// A node made by hand, typed as `like` (the interpreter picks the overload from the types).
+torch::jit::Value* inserted(torch::jit::Graph& graph, c10::Symbol kind, torch::jit::ArrayRef<torch::jit::Value*> inputs,
+                            const torch::jit::Value* like) {
+  torch::jit::Value* out = graph.insertNode(graph.create(kind, inputs))->output();
+  out->setType(like->type());
+  return out;
+}
+
+// accuracy: y + 1, a wrong answer that changes no dtype.
+void perturb_outputs_of(torch::jit::Graph& graph, c10::Symbol op) {
+  for (torch::jit::Value* y : tensor_outputs_of(graph, op))
+    replace_after(graph, y, [&](torch::jit::Value* v) {
       torch::jit::Value* one = graph.insertConstant(1);
-      torch::jit::Node* add = graph.create(c10::aten::add, {output, one, one});
-      graph.insertNode(add);
-      add->output()->setType(output->type());
-      output->replaceAllUsesAfterNodeWith(add, add->output());
-    }
+      return inserted(graph, c10::aten::add, {v, one, one}, v);
+    });
+}
+
+// backward-accuracy: y + (y - y.detach()), which is y exactly, but whose gradient is twice y's.
+void double_gradients_of(torch::jit::Graph& graph, c10::Symbol op) {
+  for (torch::jit::Value* y : tensor_outputs_of(graph, op))
+    replace_after(graph, y, [&](torch::jit::Value* v) {
+      torch::jit::Value* one = graph.insertConstant(1);
+      torch::jit::Value* detached = inserted(graph, c10::aten::detach, {v}, v);
+      torch::jit::Value* zero_with_gradient = inserted(graph, c10::aten::sub, {v, detached, one}, v);
+      return inserted(graph, c10::aten::add, {v, zero_with_gradient, one}, v);
+    });
+}
+
+// backward-error: y through tsrepro::backward_error, an identity whose backward raises.
+void fail_backward_of(torch::jit::Graph& graph, c10::Symbol op, const std::string& op_text) {
+  for (torch::jit::Value* y : tensor_outputs_of(graph, op))
+    replace_after(graph, y, [&](torch::jit::Value* v) {
+      torch::jit::Value* where = graph.insertConstant(op_text);
+      return inserted(graph, c10::Symbol::fromQualString("tsrepro::backward_error"), {v, where}, v);
+    });
+}
+
+// tsrepro::backward_error(x, where): returns a copy of x; its backward raises "tsrepro injected
+// backward error at <where>". (A copy, not x itself: the schema promises a fresh tensor.)
+class BackwardError : public torch::autograd::Function<BackwardError> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& x, const std::string& where) {
+    ctx->saved_data["where"] = where;
+    return x.clone();
   }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list) {
+    TORCH_CHECK(false, "tsrepro injected backward error at ", ctx->saved_data["where"].toStringRef());
+  }
+};
+
+at::Tensor backward_error(const at::Tensor& x, c10::string_view where) {
+  return BackwardError::apply(x, std::string(where));
+}
+
+TORCH_LIBRARY(tsrepro, m) {
+  m.def("backward_error(Tensor x, str where) -> Tensor");
+  m.impl("backward_error", c10::DispatchKey::CompositeImplicitAutograd, TORCH_FN(backward_error));
+}
+
+// The graph the interpreter runs for `fault` once it is triggered.
+void apply_fault(torch::jit::Graph& graph, Fault fault, c10::Symbol first_op, const std::string& op_text) {
+  if (fault == Fault::Accuracy) perturb_outputs_of(graph, first_op);
+  if (fault == Fault::BackwardAccuracy) double_gradients_of(graph, first_op);
+  if (fault == Fault::BackwardError) fail_backward_of(graph, first_op, op_text);
 }
 
 bool all_ops_present(torch::jit::Graph& graph, const std::vector<c10::Symbol>& ops) {
@@ -139,7 +219,7 @@ class InjectBackend : public Backend {
     auto graph = input.graph->copy();
     const bool triggered = all_ops_present(*graph, ops_);
     if (triggered && fault_ == Fault::CompileError) TORCH_CHECK(false, "tsrepro injected compile error at ", op_text_);
-    if (triggered && fault_ == Fault::Accuracy) perturb_outputs_of(*graph, ops_.front());
+    if (triggered) apply_fault(*graph, fault_, ops_.front(), op_text_);
     return std::make_unique<FaultyGraph>(interpret_graph(graph), fault_, triggered, op_text_);
   }
 
@@ -157,6 +237,14 @@ std::unique_ptr<Backend> make_inject_backend(const std::string& spec, const Back
   return std::make_unique<InjectBackend>(spec, parsed.fault, std::move(parsed.ops), parsed.op_text);
 }
 
+std::string inject_edit_text(const std::string& fault) {
+  if (fault == "accuracy") return "1 added to what it returns";
+  if (fault == "backward-accuracy")
+    return "its outputs y replaced by y + (y - y.detach()): the same values, twice the gradient";
+  if (fault == "backward-error") return "its outputs passed through tsrepro::backward_error, whose backward raises";
+  return "";
+}
+
 InjectPlan plan_inject(const std::string& spec, torch::jit::Graph& graph) {
   const ParsedSpec parsed = parse_spec(spec);
   InjectPlan plan;
@@ -164,7 +252,7 @@ InjectPlan plan_inject(const std::string& spec, torch::jit::Graph& graph) {
   plan.op_text = parsed.op_text;
   plan.graph = graph.copy();
   plan.triggered = all_ops_present(*plan.graph, parsed.ops);
-  if (plan.triggered && parsed.fault == Fault::Accuracy) perturb_outputs_of(*plan.graph, parsed.ops.front());
+  if (plan.triggered) apply_fault(*plan.graph, parsed.fault, parsed.ops.front(), parsed.op_text);
   return plan;
 }
 

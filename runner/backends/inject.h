@@ -10,11 +10,14 @@
 namespace tsrepro {
 
 struct InjectPlan {
-  std::string fault;                         // compile-error, runtime-error, accuracy, abort, segfault, hang
+  std::string fault;                         // compile-error, ..., backward-accuracy, backward-error
   std::string op_text;                       // "aten::relu+aten::tanh"
   bool triggered = false;                    // every listed op is in the graph: the fault fires
-  std::shared_ptr<torch::jit::Graph> graph;  // what the interpreter runs (the accuracy fault's +1 applied)
+  std::shared_ptr<torch::jit::Graph> graph;  // what the interpreter runs (the fault's graph edit applied)
 };
+
+// What a triggered fault's graph edit does to the first listed op, for the writers' comments.
+std::string inject_edit_text(const std::string& fault);
 
 // Throws UserError on a malformed spec, as --backend does.
 InjectPlan plan_inject(const std::string& spec, torch::jit::Graph& graph);

@@ -15,9 +15,10 @@ import torch
 
 for library in __LIBRARIES__:  # the custom operators the graph calls  #[libraries]
     torch.ops.load_library(library)  #[libraries]
+__FAULT_OP__
 GRAPH = torch._C.parse_ir(
     __GRAPH_IR__)
-INJECTED = torch._C.parse_ir(  # GRAPH with the injected fault: 1 added to what __FIRST_OP__ returns  #[injected]
+INJECTED = torch._C.parse_ir(  # GRAPH with the injected fault at __FIRST_OP__: __FAULT_EDIT__  #[injected]
     __INJECTED_IR__)  #[injected]
 GRAPH.makeMultiOutputIntoTuple()  # a TorchScript function returns one value: its outputs become a tuple  #[packed]
 INJECTED.makeMultiOutputIntoTuple()  #[packed_injected]
