@@ -28,13 +28,13 @@ def chain(n, culprits, ops=UNARY):
     return nodes
 
 
-def residual(blocks, culprit_block):
+def residual(blocks, culprit_block, culprit="relu"):
     """Residual blocks x = x + g(f(x)): three nodes each, a DAG rather than a chain."""
     nodes = []
     x = -1
     for b in range(blocks):
         f = UNARY[b % len(UNARY)]
-        g = "relu" if b == culprit_block else UNARY[(b + 2) % len(UNARY)]
+        g = culprit if b == culprit_block else UNARY[(b + 2) % len(UNARY)]
         nodes.append((f, [x]))
         nodes.append((g, [len(nodes) - 1]))
         nodes.append(("add", [x, len(nodes) - 1]))
