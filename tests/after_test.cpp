@@ -140,6 +140,14 @@ TEST(AfterCpp, LevelFourMinifiesAnAccuracyFailureToAReproThatExitsOne) {
   expect_repro_py_reproduces(minified);
 }
 
+// The line of graph.ir text that holds the aten::round node.
+std::string round_line(const std::string& graph_ir) {
+  const size_t at = graph_ir.find("= aten::round(");
+  if (at == std::string::npos) return "";
+  const size_t start = graph_ir.rfind('\n', at) + 1;
+  return graph_ir.substr(start, graph_ir.find('\n', at) - start);
+}
+
 // The fusion stage compares every group with the interpreter at every level; the level decides
 // what is written for the failing one.
 class AfterCppFusion : public ::testing::TestWithParam<int> {};
@@ -160,6 +168,10 @@ TEST_P(AfterCppFusion, FindsTheFusionGroupWithTheRealNncRoundingBug) {
   const std::string group = run + "/" + *cases.begin();
   EXPECT_EQ(cases.begin()->rfind("fusion_1_group_", 0), 0u) << *cases.begin();
   EXPECT_NE(read_text(group + "/graph.ir").find("aten::round"), std::string::npos);
+  // The group's nodes say where the model made them (the running program's graph has their
+  // source ranges), before and after minifying.
+  EXPECT_NE(round_line(read_text(group + "/graph.ir")).find("# " + kRoundBug + "make_case.py:"), std::string::npos)
+      << read_text(group + "/graph.ir");
   EXPECT_EQ(read_case_json(group)["expected_failure"]["kind"], "accuracy");
   EXPECT_EQ(fs::exists(group + "/minify.sh"), level >= 2);
   EXPECT_EQ(fs::exists(group + "-minified"), level >= 3);
@@ -167,6 +179,7 @@ TEST_P(AfterCppFusion, FindsTheFusionGroupWithTheRealNncRoundingBug) {
   if (level >= 3) {
     const std::string minified = group + "-minified/minified";
     EXPECT_NE(read_text(minified + "/graph.ir").find("aten::round"), std::string::npos);
+    EXPECT_NE(round_line(read_text(minified + "/graph.ir")).find("# " + kRoundBug + "make_case.py:"), std::string::npos);
     expect_repro_py_reproduces(minified);
   }
 }

@@ -13,6 +13,7 @@
 #include "repro/after/fusion_groups.h"
 #include "runner/backends/builtin.h"
 #include "runner/evaluate.h"
+#include "tsrepro/node_origin.h"
 #include "runner/file_util.h"
 #include "runner/import.h"
 #include "tsrepro/after.h"
@@ -83,10 +84,15 @@ Subject subject_for(const CompiledModule::State& s, const std::string& name, std
   subject.name = name;
   subject.run.backend = s.backend_spec;
   subject.run.backend_options = s.options;
-  subject.c.graph = std::move(graph);
+  const bool whole_graph = graph == s.module.graph;
+  // Numbered on a copy: the program's own graph never carries tsrepro's attributes. A graph from
+  // a running program (a fusion group's too) still has its nodes' source ranges and inlined call
+  // stacks, so the case says where its nodes came from as an imported one does.
+  subject.c.graph = graph->copy();
+  subject.c.node_origins = record_import_origins(*subject.c.graph);
   const size_t user_inputs = values.size() - s.module.trailing_specs.size();
   for (size_t i = 0; i < values.size(); ++i) {
-    if (subject.c.graph == s.module.graph && i >= user_inputs) {
+    if (whole_graph && i >= user_inputs) {
       subject.c.inputs.push_back(s.module.trailing_specs[i - user_inputs]);
     } else {
       subject.c.inputs.push_back(spec_from_value(subject.c.graph->inputs()[i]->debugName(), values[i]));
