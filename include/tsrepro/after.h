@@ -31,6 +31,7 @@
 
 #include <ATen/core/ivalue.h>
 
+#include "tsrepro/after_settings.h"
 #include "tsrepro/backend.h"
 
 namespace torch::jit {
@@ -38,18 +39,6 @@ struct Module;
 }
 
 namespace tsrepro {
-
-// What the variables asked for, read once per compile().
-struct AfterSettings {
-  enum class Stage { Off, Graph, Fusion };
-  Stage stage = Stage::Off;
-  int level = 1;
-  std::string dir = "tsrepro_out";
-
-  // Throws tsrepro::UserError naming the variable for a value it cannot take
-  // ("TSREPRO_LEVEL=7: expected 1, 2, 3 or 4").
-  static AfterSettings from_environment();
-};
 
 class CompiledModule {
  public:

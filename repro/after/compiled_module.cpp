@@ -13,6 +13,7 @@
 #include "repro/after/fusion_groups.h"
 #include "runner/backends/builtin.h"
 #include "runner/evaluate.h"
+#include "runner/inputs.h"
 #include "tsrepro/node_origin.h"
 #include "runner/file_util.h"
 #include "runner/import.h"
@@ -170,6 +171,8 @@ CompiledModule compiled_from(ModuleGraph graph, const std::string& backend, cons
 }
 
 }  // namespace
+
+std::vector<c10::IValue> load_inputs(const std::string& path) { return read_input_values(path); }
 
 CompiledModule compile(const torch::jit::Module& module, const std::string& backend, const BackendOptions& options,
                        const std::string& method) {

@@ -74,36 +74,10 @@ spdlog::logger& after_log() {
 }
 
 std::string run_directory(const std::string& root) {
-  static std::mutex mutex;
-  static std::string made;
-  std::lock_guard<std::mutex> lock(mutex);
-  if (!made.empty()) return made;
-  // A helper process of a run that already has its directory (`tsrepro after`, started by the
-  // Python shim) writes into that one.
-  if (const char* given = std::getenv("TSREPRO_RUN_DIR"); given && *given) {
-    made = fs::absolute(given).string();
-    fs::create_directories(made);
-    return made;
-  }
-  const std::time_t now = std::time(nullptr);
-  char stamp[32];
-  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
-  const std::string base =
-      (fs::absolute(root) / ("run_" + std::string(stamp) + "-pid_" + std::to_string(::getpid()))).string();
-  std::error_code ec;
-  fs::create_directories(root, ec);
-  if (ec) throw UserError("TSREPRO_DIR=" + root + ": cannot create it (" + ec.message() + ")");
-  // create_directory is the claim: it fails when another run holds the name.
-  for (int attempt = 1;; ++attempt) {
-    const std::string candidate = attempt == 1 ? base : base + "-" + std::to_string(attempt);
-    if (fs::create_directory(candidate, ec)) {
-      made = candidate;
-      break;
-    }
-    if (ec) throw UserError("TSREPRO_DIR=" + root + ": cannot write here (" + ec.message() + ")");
-  }
-  after_log().info("this run's cases go to {}", made);
-  return made;
+  bool made_now = false;
+  const std::string dir = claim_run_directory(root, made_now);
+  if (made_now) after_log().info("this run's cases go to {}", dir);
+  return dir;
 }
 
 std::string write_subject(const std::string& run_dir, const Subject& subject, const std::optional<Verdict>& failure,

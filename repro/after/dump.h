@@ -26,9 +26,7 @@ struct Subject {
   RunSpec run;       // the program's backend against the interpreter
 };
 
-// TSREPRO_DIR/run_<YYYYmmdd-HHMMSS>-pid_<pid>/ of this process, made on first use. Never an
-// existing directory: a clash (a reused pid within a second) gets a -2, -3... suffix.
-// $TSREPRO_RUN_DIR, when set, is used as it is (a helper process of a run that has one).
+// claim_run_directory (tsrepro/after_settings.h), said in the log when made.
 std::string run_directory(const std::string& root);
 
 // Writes RUN/<subject.name>/ atomically, replacing an earlier dump of the same subject (level 3

@@ -1,11 +1,18 @@
-// TSREPRO_AFTER / TSREPRO_LEVEL / TSREPRO_DIR, read and checked.
+// TSREPRO_AFTER / TSREPRO_LEVEL / TSREPRO_DIR, read and checked, and the run directory. Torch-free:
+// libtsrepro_capture.so compiles this file too.
+
+#include <unistd.h>
 
 #include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <mutex>
 #include <string>
 
-#include "runner/inputs.h"
-#include "tsrepro/after.h"
+#include "tsrepro/after_settings.h"
 #include "tsrepro/error.h"
+
+namespace fs = std::filesystem;
 
 namespace tsrepro {
 namespace {
@@ -40,6 +47,39 @@ AfterSettings AfterSettings::from_environment() {
   return s;
 }
 
-std::vector<c10::IValue> load_inputs(const std::string& path) { return read_input_values(path); }
+std::string claim_run_directory(const std::string& root, bool& made_now) {
+  static std::mutex mutex;
+  static std::string made;
+  static pid_t made_by = 0;
+  std::lock_guard<std::mutex> lock(mutex);
+  made_now = false;
+  if (!made.empty() && made_by == ::getpid()) return made;
+  made_by = ::getpid();  // a forked child's cases are its own
+  // A helper process of a run that already has its directory (`tsrepro after`, started by the
+  // Python shim or by libtsrepro_capture.so) writes into that one.
+  if (const char* given = std::getenv("TSREPRO_RUN_DIR"); given && *given) {
+    made = fs::absolute(given).string();
+    fs::create_directories(made);
+    return made;
+  }
+  const std::time_t now = std::time(nullptr);
+  char stamp[32];
+  std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
+  const std::string base =
+      (fs::absolute(root) / ("run_" + std::string(stamp) + "-pid_" + std::to_string(::getpid()))).string();
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) throw UserError("TSREPRO_DIR=" + root + ": cannot create it (" + ec.message() + ")");
+  // create_directory is the claim: it fails when another run holds the name.
+  for (int attempt = 1;; ++attempt) {
+    const std::string candidate = attempt == 1 ? base : base + "-" + std::to_string(attempt);
+    if (fs::create_directory(candidate, ec)) {
+      made = candidate;
+      made_now = true;
+      return made;
+    }
+    if (ec) throw UserError("TSREPRO_DIR=" + root + ": cannot write here (" + ec.message() + ")");
+  }
+}
 
 }  // namespace tsrepro

@@ -125,13 +125,6 @@ std::unique_ptr<PreparedGraph> prepare_with_profiling_executor(std::shared_ptr<G
   return prepared;
 }
 
-bool is_fusion_group(const torch::jit::Node& node) {
-  static const std::vector<std::string> kinds = {"prim::TensorExprGroup", "prim::FusionGroup", "prim::CudaFusionGroup",
-                                                 "prim::TensorExprDynamicGroup"};
-  const std::string kind = node.kind().toQualString();
-  return std::find(kinds.begin(), kinds.end(), kind) != kinds.end() && node.hasAttribute(c10::attr::Subgraph);
-}
-
 bool option_flag(const BackendOptions& options, const std::string& key, bool fallback) {
   auto found = options.find(key);
   if (found == options.end()) return fallback;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "runner/backends/fusion_group.h"
 #include "tsrepro/backend.h"
 
 namespace torch::jit {
@@ -43,11 +44,6 @@ class ScopedJitSwitches {
 std::unique_ptr<PreparedGraph> prepare_with_profiling_executor(std::shared_ptr<torch::jit::Graph> graph,
                                                                const std::vector<c10::IValue>& sample_inputs,
                                                                const JitSwitches& switches);
-
-// Whether `node` is a fusion group: a node whose subgraph a fuser hands to its code generator
-// (prim::TensorExprGroup and the other fusers' kinds). prim::DifferentiableGraph also has a
-// subgraph, but it is autodiff's unit, not a kernel: the groups inside it are what counts.
-bool is_fusion_group(const torch::jit::Node& node);
 
 // Reads a 0/1 option; throws UserError on anything else.
 bool option_flag(const BackendOptions& options, const std::string& key, bool fallback);

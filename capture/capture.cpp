@@ -1,0 +1,414 @@
+// libtsrepro_capture.so: the TSREPRO_AFTER workflow for a program that knows nothing of tsrepro,
+// C++ or Python, by environment alone:
+//
+//   TSREPRO_AFTER=fusion TSREPRO_LEVEL=4 LD_PRELOAD=.../libtsrepro_capture.so ./my_app
+//
+// How it sees the graphs: libtorch runs the custom post passes (torch/csrc/jit/passes/
+// pass_manager.h) on every graph the profiling executor optimizes, right after fusion, in
+// runNoGradOptimizations and runDiffGraphPasses. This library registers one when it is loaded.
+// The pass puts, before each fusion group, calls of two operators of its own:
+// tsrepro_capture::group_input (one per input: the value that flows in) and
+// tsrepro_capture::group_run. When group_run runs for a group and an input signature (dtypes,
+// shapes) it has not seen, the group's subgraph and those values go to disk, and the tsrepro
+// executable judges them in a child process, as `tsrepro after` does for the Python shim: the
+// group is compiled again under nnc and compared with the interpreter (same() tolerances), and a
+// failure becomes fusion_<n>_group_0/ in this process's run directory with repro.py and
+// repro.cpp, minify.sh from level 2, a minified case from level 3. Only then does the program's
+// own group run: a crash of the check leaves the case behind (level 3 writes it first), the
+// program's own failure still happens.
+//
+// With no TSREPRO_AFTER the library registers nothing and does nothing after loading.
+//
+// It links libtorch and nothing else of tsrepro (the checks run in the tsrepro executable), so the
+// one thing that must match is libtorch: a process that maps a second libtorch (a pip PyTorch in
+// front of Debian's) gets one line saying so instead of a capture.
+
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <link.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <torch/csrc/jit/passes/pass_manager.h>
+#include <torch/csrc/jit/runtime/custom_operator.h>
+#include <torch/csrc/jit/serialization/pickle.h>
+#include <torch/script.h>
+
+#include "runner/backends/fusion_group.h"
+#include "tsrepro/after_settings.h"
+#include "tsrepro/error.h"
+
+extern char** environ;
+
+namespace tsrepro::capture {
+namespace {
+
+namespace fs = std::filesystem;
+using torch::jit::Graph;
+using torch::jit::Node;
+
+// ---- settings ------------------------------------------------------------------------------------
+
+struct Settings {
+  AfterSettings after;
+  std::string backend = "nnc";         // TSREPRO_CAPTURE_BACKEND: the tsrepro backend that stands for the program's
+  size_t max_bytes = size_t{1} << 30;  // TSREPRO_CAPTURE_MAX_BYTES: a group's inputs beyond this are not written
+};
+
+const char* variable(const char* name) {
+  const char* value = std::getenv(name);
+  return value && *value ? value : nullptr;
+}
+
+// One line on stderr: the capture's own voice, whatever the program logs.
+void say(const std::string& line) { std::cerr << "[tsrepro capture] " << line << "\n"; }
+
+// nullopt: capture off (no TSREPRO_AFTER, a tsrepro process of our own, or a bad setting, said).
+std::optional<Settings> settings_from_environment() {
+  if (variable("TSREPRO_CAPTURE_CHILD")) return std::nullopt;  // the checks' own processes
+  Settings s;
+  try {
+    s.after = AfterSettings::from_environment();
+  } catch (const UserError& e) {
+    say(std::string(e.what()) + ": capture is off");
+    return std::nullopt;
+  }
+  if (s.after.stage == AfterSettings::Stage::Off) return std::nullopt;
+  if (s.after.stage == AfterSettings::Stage::Graph) {
+    say("TSREPRO_AFTER=graph is not captured from outside the program yet (only fusion): capture is off");
+    return std::nullopt;
+  }
+  if (const char* backend = variable("TSREPRO_CAPTURE_BACKEND")) s.backend = backend;
+  if (const char* bytes = variable("TSREPRO_CAPTURE_MAX_BYTES")) s.max_bytes = std::strtoull(bytes, nullptr, 10);
+  return s;
+}
+
+Settings& settings() {
+  static Settings s;
+  return s;
+}
+
+// ---- libtorch copies -----------------------------------------------------------------------------
+
+// The paths of every libtorch_cpu this process maps: more than one and the pass went to one
+// copy while the program may run the other.
+std::set<std::string> mapped_libtorch_copies() {
+  std::set<std::string> found;
+  dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void* out) {
+        const std::string path = info->dlpi_name ? info->dlpi_name : "";
+        if (path.find("libtorch_cpu.so") != std::string::npos)
+          static_cast<std::set<std::string>*>(out)->insert(fs::weakly_canonical(path).string());
+        return 0;
+      },
+      &found);
+  return found;
+}
+
+// ---- the run directory and its log ---------------------------------------------------------------
+
+std::mutex log_mutex;
+
+std::string run_dir() {
+  bool made_now = false;
+  const std::string dir = claim_run_directory(settings().after.dir, made_now);
+  if (made_now) say("this run's cases go to " + dir);
+  return dir;
+}
+
+// RUN/capture.log: what the capture saw and did, one line each (a healthy run leaves only it).
+void log_line(const std::string& line) {
+  std::lock_guard<std::mutex> lock(log_mutex);
+  std::ofstream(run_dir() + "/capture.log", std::ios::app) << line << "\n";
+}
+
+// ---- the groups ----------------------------------------------------------------------------------
+
+struct GroupRecord {
+  std::string kind;
+  std::string subgraph_ir;
+  size_t nodes = 0;
+};
+
+std::mutex groups_mutex;
+std::vector<GroupRecord> groups;     // by the id the pass gave them
+std::set<std::string> claimed;       // "<id> <input signature>": checked, or being checked
+std::atomic<int> checks_started{0};  // numbers the checks: fusion_<n>_group_0
+thread_local std::map<int64_t, std::vector<c10::IValue>> pending;  // group_input's values, per thread
+
+int64_t register_group(const Node& group) {
+  const std::shared_ptr<Graph> subgraph = group.g(c10::attr::Subgraph);
+  GroupRecord record{group.kind().toQualString(), subgraph->toString(/*print_source_locations=*/false), 0};
+  for (const Node* node : subgraph->nodes()) record.nodes += node->kind() != c10::prim::Constant;
+  std::lock_guard<std::mutex> lock(groups_mutex);
+  groups.push_back(std::move(record));
+  return static_cast<int64_t>(groups.size() - 1);
+}
+
+std::string input_signature(const std::vector<c10::IValue>& inputs) {
+  std::ostringstream out;
+  for (const c10::IValue& v : inputs) {
+    if (v.isTensor() && v.toTensor().defined())
+      out << v.toTensor().scalar_type() << v.toTensor().sizes() << v.toTensor().strides() << v.toTensor().device();
+    else
+      out << v.tagKind();
+    out << ";";
+  }
+  return out.str();
+}
+
+size_t tensor_bytes(const std::vector<c10::IValue>& inputs) {
+  size_t bytes = 0;
+  for (const c10::IValue& v : inputs)
+    if (v.isTensor() && v.toTensor().defined()) bytes += v.toTensor().numel() * v.toTensor().element_size();
+  return bytes;
+}
+
+// ---- the checks, in child processes --------------------------------------------------------------
+
+// The environment of a check: this one, without the preload (the tsrepro executable must not
+// capture itself) and with the run directory the child writes into.
+std::vector<std::string> child_environment(const std::string& run) {
+  std::vector<std::string> env;
+  for (char** entry = environ; *entry; ++entry) {
+    const std::string text = *entry;
+    if (text.rfind("LD_PRELOAD=", 0) == 0 || text.rfind("TSREPRO_RUN_DIR=", 0) == 0) continue;
+    env.push_back(text);
+  }
+  env.push_back("TSREPRO_RUN_DIR=" + run);
+  env.push_back("TSREPRO_CAPTURE_CHILD=1");
+  return env;
+}
+
+std::string tsrepro_executable() {
+  if (const char* bin = variable("TSREPRO_BIN")) return bin;
+  // Installed beside this library: PREFIX/lib/libtsrepro_capture.so and PREFIX/bin/tsrepro; in
+  // the build tree both sit in the build directory.
+  Dl_info self{};
+  if (dladdr(reinterpret_cast<void*>(&tsrepro_executable), &self) && self.dli_fname) {
+    const fs::path dir = fs::path(self.dli_fname).parent_path();
+    for (const fs::path& candidate : {dir / "tsrepro", dir.parent_path() / "bin" / "tsrepro"})
+      if (fs::exists(candidate)) return candidate.string();
+  }
+  return "tsrepro";  // from PATH
+}
+
+struct ChildResult {
+  int exit_code = -1;  // -1: it did not exit (signal) or did not start
+  int signal = 0;
+};
+
+// Runs the tsrepro executable with `args`, its output appended to `log_path`, and waits.
+ChildResult run_tsrepro(const std::vector<std::string>& args, const std::string& run, const std::string& log_path) {
+  std::vector<std::string> argv_text = {tsrepro_executable()};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& a : argv_text) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::vector<std::string> env_text = child_environment(run);
+  std::vector<char*> envp;
+  for (std::string& e : env_text) envp.push_back(e.data());
+  envp.push_back(nullptr);
+
+  posix_spawn_file_actions_t files;
+  posix_spawn_file_actions_init(&files);
+  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, argv[0], &files, nullptr, argv.data(), envp.data());
+  posix_spawn_file_actions_destroy(&files);
+  ChildResult result;
+  if (spawned != 0) return result;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
+  return result;
+}
+
+std::string quoted_command(const std::vector<std::string>& args) {
+  std::string text = tsrepro_executable();
+  for (const std::string& a : args) text += " '" + a + "'";
+  return text;
+}
+
+// Writes the group and its inputs, then has the tsrepro executable import and judge them.
+void check_group(int64_t id, const std::vector<c10::IValue>& inputs) {
+  const GroupRecord group = [&] {
+    std::lock_guard<std::mutex> lock(groups_mutex);
+    return groups.at(static_cast<size_t>(id));
+  }();
+  const int n = ++checks_started;
+  const std::string what = group.kind + " " + std::to_string(id) + " (" + std::to_string(group.nodes) + " nodes)";
+  const size_t bytes = tensor_bytes(inputs);
+  if (bytes > settings().max_bytes) {
+    log_line(what + ": skipped: its inputs hold " + std::to_string(bytes >> 20) +
+             " MiB, over TSREPRO_CAPTURE_MAX_BYTES=" + std::to_string(settings().max_bytes));
+    return;
+  }
+  const std::string run = run_dir();
+  const std::string scratch = run + "/.capture-" + std::to_string(n);
+  fs::create_directories(scratch);
+  std::ofstream(scratch + "/group.ir") << group.subgraph_ir;
+  {
+    const std::vector<char> pickled = torch::jit::pickle_save(c10::ivalue::Tuple::create(inputs));
+    std::ofstream(scratch + "/inputs.pt", std::ios::binary).write(pickled.data(), pickled.size());
+  }
+  const std::string child_log = run + "/capture-" + std::to_string(n) + ".log";
+  const ChildResult imported = run_tsrepro(
+      {"import", scratch + "/group.ir", "--inputs", scratch + "/inputs.pt", "-o", scratch + "/case"}, run, child_log);
+  if (imported.exit_code != 0) {
+    log_line(what + ": could not be imported (see " + child_log + "); not checked");
+    return;
+  }
+  // The child is `tsrepro after`: the group, compiled again under the backend, its fusion groups
+  // checked against the interpreter with the level's consequences (TSREPRO_LEVEL passes through).
+  const std::vector<std::string> after = {"after", scratch + "/case", "--backend", settings().backend,
+                                          "--id",  std::to_string(n)};
+  const ChildResult checked = run_tsrepro(after, run, child_log);
+  const std::string written = run + "/fusion_" + std::to_string(n) + "_group_0";
+  if (checked.exit_code == 0) {
+    log_line(what + ": agrees with the interpreter");
+    fs::remove_all(scratch);
+    fs::remove(child_log);
+    return;
+  }
+  if (checked.exit_code == 1) {
+    log_line(what + ": FAILED under " + settings().backend + ": " + written + " (" + child_log + ")");
+    say(what + " fails under " + settings().backend + ": wrote " + written);
+    fs::remove_all(scratch);
+    return;
+  }
+  // The check itself crashed (a kernel that segfaults, as the program's own run may next): the
+  // group's case, written before the check ran, becomes the subject; from level 3 the minifier
+  // runs on it now, in a process of its own (its sanity run finds the crash again).
+  const std::string how = checked.signal ? "died of signal " + std::to_string(checked.signal)
+                                         : "exited " + std::to_string(checked.exit_code);
+  log_line(what + ": the check " + how + " (" + child_log + ")");
+  if (!fs::exists(written)) fs::rename(scratch + "/case", written);
+  log_line("the group's case: " + written + " (tsrepro run " + written + " --backend " + settings().backend + ")");
+  if (settings().after.level >= 3) {
+    const std::vector<std::string> minify = {"minify",           written, "--backend",
+                                             settings().backend, "-o",    written + "-minified"};
+    log_line("minifying: " + quoted_command(minify));
+    const ChildResult minified = run_tsrepro(minify, run, written + "-minified.log");
+    log_line("minify exited " + std::to_string(minified.exit_code) + ": " + written + "-minified");
+  }
+  say(what + ": the check " + how + "; see " + run + "/capture.log");
+  fs::remove_all(scratch);
+}
+
+// ---- the operators and the pass ------------------------------------------------------------------
+
+c10::AliasAnalysisKind conservative() { return c10::AliasAnalysisKind::CONSERVATIVE; }
+
+const torch::jit::RegisterOperators capture_ops({
+    torch::jit::Operator(
+        "tsrepro_capture::group_input(int group, int index, Any value) -> ()",
+        [](torch::jit::Stack& stack) {
+          const c10::IValue value = torch::jit::pop(stack);
+          const int64_t index = torch::jit::pop(stack).toInt();
+          const int64_t group = torch::jit::pop(stack).toInt();
+          std::vector<c10::IValue>& values = pending[group];
+          if (values.size() <= static_cast<size_t>(index)) values.resize(static_cast<size_t>(index) + 1);
+          values[static_cast<size_t>(index)] = value;
+        },
+        conservative()),
+    torch::jit::Operator(
+        "tsrepro_capture::group_run(int group) -> ()",
+        [](torch::jit::Stack& stack) {
+          const int64_t group = torch::jit::pop(stack).toInt();
+          std::vector<c10::IValue> inputs = std::move(pending[group]);
+          pending.erase(group);
+          {
+            std::lock_guard<std::mutex> lock(groups_mutex);
+            if (!claimed.insert(std::to_string(group) + " " + input_signature(inputs)).second) return;
+          }
+          try {
+            // Copies: the group has not run yet, and nothing here may change what it gets.
+            std::vector<c10::IValue> copies;
+            for (const c10::IValue& v : inputs)
+              copies.push_back(v.isTensor() && v.toTensor().defined() ? c10::IValue(v.toTensor().detach().clone()) : v);
+            check_group(group, copies);
+          } catch (const std::exception& e) {
+            say(std::string("could not check a fusion group: ") + e.what());
+          }
+        },
+        conservative()),
+});
+
+void collect_groups(torch::jit::Block* block, std::vector<Node*>& out) {
+  for (Node* node : block->nodes()) {
+    if (is_fusion_group(*node)) out.push_back(node);
+    for (torch::jit::Block* inner : node->blocks()) collect_groups(inner, out);
+  }
+}
+
+// The post pass: every fusion group of the optimized graph gets its calls.
+void instrument_fusion_groups(std::shared_ptr<Graph>& graph) {
+  static const c10::Symbol input_op = c10::Symbol::fromQualString("tsrepro_capture::group_input");
+  static const c10::Symbol run_op = c10::Symbol::fromQualString("tsrepro_capture::group_run");
+  std::vector<Node*> found;
+  collect_groups(graph->block(), found);
+  for (Node* group : found) {
+    const int64_t id = register_group(*group);
+    torch::jit::WithInsertPoint before(group);
+    Graph& owner = *group->owningGraph();
+    for (size_t i = 0; i < group->inputs().size(); ++i)
+      owner.insertNode(owner.create(
+          input_op, {owner.insertConstant(id), owner.insertConstant(static_cast<int64_t>(i)), group->inputs()[i]}, 0));
+    owner.insertNode(owner.create(run_op, {owner.insertConstant(id)}, 0));
+  }
+  if (!found.empty()) log_line("an optimized graph with " + std::to_string(found.size()) + " fusion group(s)");
+}
+
+// At exit: a capture that saw no graph in a process with two libtorch copies says why.
+std::atomic<bool> saw_a_graph{false};
+
+void say_if_two_libtorch_copies() {
+  if (saw_a_graph) return;
+  const std::set<std::string> copies = mapped_libtorch_copies();
+  if (copies.size() < 2) return;
+  std::string list;
+  for (const std::string& copy : copies) list += (list.empty() ? "" : ", ") + copy;
+  say("captured nothing: this process maps " + std::to_string(copies.size()) + " libtorch copies (" + list +
+      "); preload a libtsrepro_capture.so built against the one the program uses");
+}
+
+bool register_capture() {
+  std::optional<Settings> s = settings_from_environment();
+  if (!s) return false;
+  settings() = *s;
+  torch::jit::registerPostPass([](std::shared_ptr<Graph>& graph) {
+    saw_a_graph = true;
+    try {
+      instrument_fusion_groups(graph);
+    } catch (const std::exception& e) {
+      say(std::string("could not instrument a graph: ") + e.what());
+    }
+  });
+  std::atexit(say_if_two_libtorch_copies);
+  return true;
+}
+
+[[maybe_unused]] const bool registered = register_capture();
+
+}  // namespace
+}  // namespace tsrepro::capture

@@ -1,0 +1,136 @@
+// libtsrepro_capture.so (issue 16): unmodified programs, C++ (examples/capture/plain_app.cpp, built
+// against libtorch alone) and Python (examples/capture/plain_script.py), captured by environment
+// alone: LD_PRELOAD + TSREPRO_AFTER=fusion + TSREPRO_LEVEL. The model is examples/bugs/
+// nnc_round_half_even, a real NNC miscompile (aten::round after a division rounds half away
+// from zero in the kernel, half to even in the interpreter).
+
+#include <csignal>
+#include <regex>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/expectations.h"
+
+namespace tsrepro_test {
+namespace {
+
+const std::string kCaptureLibrary = kBinaryDir + "/libtsrepro_capture.so";
+const std::string kPlainApp = kBinaryDir + "/capture_plain_app";
+const std::string kPlainScript = kSourceDir + "/examples/capture/plain_script.py";
+const std::string kRoundBug = kSourceDir + "/examples/bugs/nnc_round_half_even/";
+
+// The environment of a captured run writing into `dir`: the preload, and TSREPRO_* as given.
+std::vector<std::string> captured(const std::string& dir, std::vector<std::string> settings) {
+  settings.push_back("LD_PRELOAD=" + kCaptureLibrary);
+  settings.push_back("TSREPRO_DIR=" + dir);
+  settings.push_back("TSREPRO_BIN=" + kTsrepro);
+  return settings;
+}
+
+std::string only_run_dir(const std::string& dir) {
+  const std::set<std::string> runs = list_dir(dir);
+  EXPECT_EQ(runs.size(), 1u) << join(runs);
+  if (runs.empty()) return dir + "/missing";
+  EXPECT_TRUE(std::regex_match(*runs.begin(), std::regex(R"(run_\d{8}-\d{6}-pid_\d+)"))) << *runs.begin();
+  return dir + "/" + *runs.begin();
+}
+
+// The one fusion_<n>_group_<g> case the run wrote (not its -minified sibling).
+std::string only_group_case(const std::string& run) {
+  std::vector<std::string> found;
+  for (const std::string& name : list_dir(run))
+    if (std::regex_match(name, std::regex(R"(fusion_\d+_group_\d+)"))) found.push_back(run + "/" + name);
+  EXPECT_EQ(found.size(), 1u) << join(list_dir(run));
+  return found.empty() ? run + "/missing" : found.front();
+}
+
+// What every captured run of the rounding bug must leave: the failing group's case, minified to
+// the round, with a repro.py that reproduces under stock PyTorch.
+void expect_minified_rounding_case(const std::string& run) {
+  const std::string group = only_group_case(run);
+  EXPECT_NE(read_text(run + "/capture.log").find("FAILED under nnc: " + group), std::string::npos)
+      << read_text(run + "/capture.log");
+  EXPECT_EQ(read_case_json(group)["expected_failure"]["kind"], "accuracy");
+  const std::string minified = group + "-minified/minified";
+  EXPECT_NE(read_text(minified + "/graph.ir").find("aten::round"), std::string::npos);
+  SKIP_WITHOUT_PYTHON_TORCH();
+  const Result repro = run_cmd(kPython, {minified + "/repro.py"}, {"", 300});
+  EXPECT_EQ(repro.exit_code, 1) << repro.describe();
+}
+
+TEST(Capture, AnUnmodifiedCppProgramsMiscompiledGroupIsMinifiedToAReproducingCase) {
+  TempDir tmp;
+  const Result r = run_cmd(kPlainApp, {kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3"},
+                           {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=4"})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();  // the program's own run is left as it is
+  EXPECT_NE(r.out.find("call 2: first output sum"), std::string::npos) << r.describe();
+  EXPECT_NE(r.err.find("[tsrepro capture] prim::TensorExprGroup"), std::string::npos) << r.describe();
+  expect_minified_rounding_case(only_run_dir(tmp / "out"));
+}
+
+TEST(Capture, AnUnmodifiedPythonScriptsMiscompiledGroupIsMinifiedToAReproducingCase) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir tmp;
+  const Result r = run_cmd(kPython, {kPlainScript, kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3"},
+                           {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=4"})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  expect_minified_rounding_case(only_run_dir(tmp / "out"));
+}
+
+// Level 3 writes the group's case before it is checked: a check that crashes leaves it behind,
+// and the minifier runs on it. (The check's backend segfaults on aten::round here: no real NNC
+// kernel of this libtorch crashes on demand.)
+TEST(Capture, ACrashingCheckLeavesTheCaseBehindAndMinifiesItAtLevelThree) {
+  TempDir tmp;
+  const Result r = run_cmd(kPlainApp, {kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3"},
+                           {"", 600,
+                            captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=3",
+                                                   "TSREPRO_CAPTURE_BACKEND=inject:segfault@aten::round"})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  const std::string run = only_run_dir(tmp / "out");
+  const std::string log = read_text(run + "/capture.log");
+  EXPECT_NE(log.find("the check died of signal " + std::to_string(SIGSEGV)), std::string::npos) << log;
+  const std::string group = only_group_case(run);
+  EXPECT_TRUE(fs::exists(group + "/case.json")) << log;
+  EXPECT_NE(read_text(group + "-minified/minified/graph.ir").find("aten::round"), std::string::npos) << log;
+  expect_verdict(tsrepro({"run", group, "--backend", "inject:segfault@aten::round", "--json"}), 1, "crash");
+}
+
+TEST(Capture, AHealthyProgramLeavesOnlyTheRunDirectorysLog) {
+  SKIP_WITHOUT_PYTHON_TORCH();  // the app reads a tuple; the example's inputs are a one-element list
+  TempDir tmp;
+  const std::string inputs = tmp / "inputs.pt";
+  const Result saved =
+      run_cmd(kPython, {"-c", "import sys, torch; torch.save(tuple(torch.load(sys.argv[1])), sys.argv[2])",
+                        model_path("elementwise_chain_scripted.inputs.pt"), inputs});
+  ASSERT_EQ(saved.exit_code, 0) << saved.describe();
+  const Result r = run_cmd(kPlainApp, {model_path("elementwise_chain_scripted.pt"), inputs, "3"},
+                           {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=4"})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  const std::string run = only_run_dir(tmp / "out");
+  EXPECT_EQ(list_dir(run), (std::set<std::string>{"capture.log"}));
+  EXPECT_NE(read_text(run + "/capture.log").find("agrees with the interpreter"), std::string::npos);
+}
+
+TEST(Capture, WithoutTsreproAfterTheLibraryDoesNothing) {
+  TempDir tmp;
+  const Result r =
+      run_cmd(kPlainApp, {kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3"}, {"", 300, captured(tmp / "out", {})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.err.find("[tsrepro capture]"), std::string::npos) << r.describe();
+  EXPECT_FALSE(fs::exists(tmp / "out"));
+}
+
+TEST(Capture, ABadSettingIsOneLineAndTheProgramRunsOn) {
+  TempDir tmp;
+  const Result r = run_cmd(kPlainApp, {kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3"},
+                           {"", 300, captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=9"})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.err.find("[tsrepro capture] TSREPRO_LEVEL=9: expected 1, 2, 3 or 4: capture is off\n"), std::string::npos)
+      << r.describe();
+  EXPECT_FALSE(fs::exists(tmp / "out"));
+}
+
+}  // namespace
+}  // namespace tsrepro_test
