@@ -179,7 +179,8 @@ TEST_P(AfterCppFusion, FindsTheFusionGroupWithTheRealNncRoundingBug) {
   if (level >= 3) {
     const std::string minified = group + "-minified/minified";
     EXPECT_NE(read_text(minified + "/graph.ir").find("aten::round"), std::string::npos);
-    EXPECT_NE(round_line(read_text(minified + "/graph.ir")).find("# " + kRoundBug + "make_case.py:"), std::string::npos);
+    EXPECT_NE(round_line(read_text(minified + "/graph.ir")).find("# " + kRoundBug + "make_case.py:"),
+              std::string::npos);
     expect_repro_py_reproduces(minified);
   }
 }
