@@ -3,18 +3,25 @@
 //
 //   TSREPRO_AFTER=fusion TSREPRO_LEVEL=4 LD_PRELOAD=.../libtsrepro_capture.so ./my_app
 //
-// How it sees the graphs: libtorch runs the custom post passes (torch/csrc/jit/passes/
-// pass_manager.h) on every graph the profiling executor optimizes, right after fusion, in
-// runNoGradOptimizations and runDiffGraphPasses. This library registers one when it is loaded.
-// The pass puts, before each fusion group, calls of two operators of its own:
-// tsrepro_capture::group_input (one per input: the value that flows in) and
-// tsrepro_capture::group_run. When group_run runs for a group and an input signature (dtypes,
-// shapes) it has not seen, the group's subgraph and those values go to disk, and the tsrepro
-// executable judges them in a child process, as `tsrepro after` does for the Python shim: the
-// group is compiled again under nnc and compared with the interpreter (same() tolerances), and a
-// failure becomes fusion_<n>_group_0/ in this process's run directory with repro.py and
-// repro.cpp, minify.sh from level 2, a minified case from level 3. Only then does the program's
-// own group run: a crash of the check leaves the case behind (level 3 writes it first), the
+// How it sees the graphs: libtorch runs custom passes (torch/csrc/jit/passes/pass_manager.h) on
+// every graph the profiling executor optimizes: the pre passes before fusion, the post passes
+// right after it (runNoGradOptimizations, runDiffGraphPasses). This library registers one of
+// them when it is loaded, and puts calls of two operators of its own in front of each subject:
+// tsrepro_capture::subject_input (one per input: the value that flows in) and
+// tsrepro_capture::subject_run.
+//
+//   TSREPRO_AFTER=fusion  a post pass: every fusion group is a subject (its subgraph).
+//   TSREPRO_AFTER=graph   a pre pass: the graph itself, as it is before fusion (profiling nodes
+//                         removed, types specialized), its calls at the graph's entry.
+//
+// When subject_run runs for a subject and an input signature (dtypes, shapes, strides) it has not
+// seen, the subject's graph and those values go to disk and the tsrepro executable judges them in
+// a child process, as `tsrepro after` does for the Python shim: compiled again under the backend
+// (nnc) and checked as TSREPRO_AFTER and TSREPRO_LEVEL say (a fusion group against the
+// interpreter, at every level; the graph against eager at level 4). A failure becomes
+// fusion_<n>_group_0/ or graph_<n>/ in this process's run directory with repro.py and repro.cpp,
+// minify.sh from level 2, a minified case from level 3. Only then does the program's own code
+// run: a crash of the check leaves the case behind (it is written before the check), and the
 // program's own failure still happens.
 //
 // With no TSREPRO_AFTER the library registers nothing and does nothing after loading.
@@ -46,6 +53,7 @@
 #include <vector>
 
 #include <torch/csrc/jit/passes/pass_manager.h>
+#include <torch/csrc/jit/passes/tensorexpr_fuser.h>
 #include <torch/csrc/jit/runtime/custom_operator.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/script.h>
@@ -90,10 +98,6 @@ std::optional<Settings> settings_from_environment() {
     return std::nullopt;
   }
   if (s.after.stage == AfterSettings::Stage::Off) return std::nullopt;
-  if (s.after.stage == AfterSettings::Stage::Graph) {
-    say("TSREPRO_AFTER=graph is not captured from outside the program yet (only fusion): capture is off");
-    return std::nullopt;
-  }
   if (const char* backend = variable("TSREPRO_CAPTURE_BACKEND")) s.backend = backend;
   if (const char* bytes = variable("TSREPRO_CAPTURE_MAX_BYTES")) s.max_bytes = std::strtoull(bytes, nullptr, 10);
   return s;
@@ -138,27 +142,33 @@ void log_line(const std::string& line) {
   std::ofstream(run_dir() + "/capture.log", std::ios::app) << line << "\n";
 }
 
-// ---- the groups ----------------------------------------------------------------------------------
+// ---- the subjects --------------------------------------------------------------------------------
 
-struct GroupRecord {
-  std::string kind;
-  std::string subgraph_ir;
-  size_t nodes = 0;
+// A graph the capture may have to report: a fusion group's subgraph, or a whole graph.
+struct SubjectRecord {
+  std::string what;  // "prim::TensorExprGroup 5 (6 nodes)", "graph 0 (38 nodes)"
+  std::string ir;
+  bool fusion_group = true;
 };
 
-std::mutex groups_mutex;
-std::vector<GroupRecord> groups;     // by the id the pass gave them
-std::set<std::string> claimed;       // "<id> <input signature>": checked, or being checked
-std::atomic<int> checks_started{0};  // numbers the checks: fusion_<n>_group_0
-thread_local std::map<int64_t, std::vector<c10::IValue>> pending;  // group_input's values, per thread
+std::mutex subjects_mutex;
+std::vector<SubjectRecord> subjects;  // by the id the pass gave them
+std::set<std::string> claimed;        // "<id> <input signature>": checked, or being checked
+std::atomic<int> checks_started{0};   // numbers the checks: fusion_<n>_group_0, graph_<n>
+thread_local std::map<int64_t, std::vector<c10::IValue>> pending;  // subject_input's values, per thread
 
-int64_t register_group(const Node& group) {
-  const std::shared_ptr<Graph> subgraph = group.g(c10::attr::Subgraph);
-  GroupRecord record{group.kind().toQualString(), subgraph->toString(/*print_source_locations=*/false), 0};
-  for (const Node* node : subgraph->nodes()) record.nodes += node->kind() != c10::prim::Constant;
-  std::lock_guard<std::mutex> lock(groups_mutex);
-  groups.push_back(std::move(record));
-  return static_cast<int64_t>(groups.size() - 1);
+size_t compute_nodes(const Graph& graph) {
+  size_t n = 0;
+  for (const Node* node : graph.nodes()) n += node->kind() != c10::prim::Constant;
+  return n;
+}
+
+int64_t register_subject(const std::string& kind, const Graph& graph, bool fusion_group) {
+  std::lock_guard<std::mutex> lock(subjects_mutex);
+  const int64_t id = static_cast<int64_t>(subjects.size());
+  subjects.push_back({kind + " " + std::to_string(id) + " (" + std::to_string(compute_nodes(graph)) + " nodes)",
+                      graph.toString(/*print_source_locations=*/false), fusion_group});
+  return id;
 }
 
 std::string input_signature(const std::vector<c10::IValue>& inputs) {
@@ -249,43 +259,54 @@ std::string quoted_command(const std::vector<std::string>& args) {
   return text;
 }
 
-// Writes the group and its inputs, then has the tsrepro executable import and judge them.
-void check_group(int64_t id, const std::vector<c10::IValue>& inputs) {
-  const GroupRecord group = [&] {
-    std::lock_guard<std::mutex> lock(groups_mutex);
-    return groups.at(static_cast<size_t>(id));
+// Writes the subject and its inputs, then has the tsrepro executable import and judge them.
+void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
+  const SubjectRecord subject = [&] {
+    std::lock_guard<std::mutex> lock(subjects_mutex);
+    return subjects.at(static_cast<size_t>(id));
   }();
   const int n = ++checks_started;
-  const std::string what = group.kind + " " + std::to_string(id) + " (" + std::to_string(group.nodes) + " nodes)";
+  const std::string& what = subject.what;
   const size_t bytes = tensor_bytes(inputs);
   if (bytes > settings().max_bytes) {
-    log_line(what + ": skipped: its inputs hold " + std::to_string(bytes >> 20) +
-             " MiB, over TSREPRO_CAPTURE_MAX_BYTES=" + std::to_string(settings().max_bytes));
+    log_line(what + ": skipped: its inputs hold " + std::to_string(bytes) +
+             " bytes of tensor data, over TSREPRO_CAPTURE_MAX_BYTES=" + std::to_string(settings().max_bytes));
     return;
   }
   const std::string run = run_dir();
   const std::string scratch = run + "/.capture-" + std::to_string(n);
   fs::create_directories(scratch);
-  std::ofstream(scratch + "/group.ir") << group.subgraph_ir;
+  // What `tsrepro import` reads: the graph as IR, or, for a module's method (its first input is
+  // the module), the module itself as it is now, whose forward import inlines and lifts.
+  const bool module_call =
+      !inputs.empty() && inputs.front().isObject() && inputs.front().toObjectRef().type()->is_module();
+  const std::string source = scratch + (module_call ? "/model.pt" : "/graph.ir");
+  if (module_call)
+    torch::jit::Module(inputs.front().toObject()).save(source);
+  else
+    std::ofstream(source) << subject.ir;
   {
-    const std::vector<char> pickled = torch::jit::pickle_save(c10::ivalue::Tuple::create(inputs));
+    const std::vector<c10::IValue> arguments(inputs.begin() + (module_call ? 1 : 0), inputs.end());
+    const std::vector<char> pickled = torch::jit::pickle_save(c10::ivalue::Tuple::create(arguments));
     std::ofstream(scratch + "/inputs.pt", std::ios::binary).write(pickled.data(), pickled.size());
   }
   const std::string child_log = run + "/capture-" + std::to_string(n) + ".log";
-  const ChildResult imported = run_tsrepro(
-      {"import", scratch + "/group.ir", "--inputs", scratch + "/inputs.pt", "-o", scratch + "/case"}, run, child_log);
+  const ChildResult imported =
+      run_tsrepro({"import", source, "--inputs", scratch + "/inputs.pt", "-o", scratch + "/case"}, run, child_log);
   if (imported.exit_code != 0) {
     log_line(what + ": could not be imported (see " + child_log + "); not checked");
     return;
   }
-  // The child is `tsrepro after`: the group, compiled again under the backend, its fusion groups
-  // checked against the interpreter with the level's consequences (TSREPRO_LEVEL passes through).
+  // The child is `tsrepro after`: the subject, compiled again under the backend and checked as
+  // TSREPRO_AFTER and TSREPRO_LEVEL (passed through) say, with the level's consequences.
   const std::vector<std::string> after = {"after", scratch + "/case", "--backend", settings().backend,
                                           "--id",  std::to_string(n)};
   const ChildResult checked = run_tsrepro(after, run, child_log);
-  const std::string written = run + "/fusion_" + std::to_string(n) + "_group_0";
+  // The names `tsrepro after --id n` gives its subjects (repro/after/compiled_module.cpp).
+  const std::string written =
+      run + (subject.fusion_group ? "/fusion_" + std::to_string(n) + "_group_0" : "/graph_" + std::to_string(n));
   if (checked.exit_code == 0) {
-    log_line(what + ": agrees with the interpreter");
+    log_line(what + (subject.fusion_group ? ": agrees with the interpreter" : ": ran without failing"));
     fs::remove_all(scratch);
     fs::remove(child_log);
     return;
@@ -297,13 +318,13 @@ void check_group(int64_t id, const std::vector<c10::IValue>& inputs) {
     return;
   }
   // The check itself crashed (a kernel that segfaults, as the program's own run may next): the
-  // group's case, written before the check ran, becomes the subject; from level 3 the minifier
+  // case, written before the check ran, stays; from level 3 the minifier
   // runs on it now, in a process of its own (its sanity run finds the crash again).
   const std::string how = checked.signal ? "died of signal " + std::to_string(checked.signal)
                                          : "exited " + std::to_string(checked.exit_code);
   log_line(what + ": the check " + how + " (" + child_log + ")");
   if (!fs::exists(written)) fs::rename(scratch + "/case", written);
-  log_line("the group's case: " + written + " (tsrepro run " + written + " --backend " + settings().backend + ")");
+  log_line("the case: " + written + " (tsrepro run " + written + " --backend " + settings().backend + ")");
   if (settings().after.level >= 3) {
     const std::vector<std::string> minify = {"minify",           written, "--backend",
                                              settings().backend, "-o",    written + "-minified"};
@@ -321,38 +342,50 @@ c10::AliasAnalysisKind conservative() { return c10::AliasAnalysisKind::CONSERVAT
 
 const torch::jit::RegisterOperators capture_ops({
     torch::jit::Operator(
-        "tsrepro_capture::group_input(int group, int index, Any value) -> ()",
+        "tsrepro_capture::subject_input(int subject, int index, Any value) -> ()",
         [](torch::jit::Stack& stack) {
           const c10::IValue value = torch::jit::pop(stack);
           const int64_t index = torch::jit::pop(stack).toInt();
-          const int64_t group = torch::jit::pop(stack).toInt();
-          std::vector<c10::IValue>& values = pending[group];
+          const int64_t subject = torch::jit::pop(stack).toInt();
+          std::vector<c10::IValue>& values = pending[subject];
           if (values.size() <= static_cast<size_t>(index)) values.resize(static_cast<size_t>(index) + 1);
           values[static_cast<size_t>(index)] = value;
         },
         conservative()),
     torch::jit::Operator(
-        "tsrepro_capture::group_run(int group) -> ()",
+        "tsrepro_capture::subject_run(int subject) -> ()",
         [](torch::jit::Stack& stack) {
-          const int64_t group = torch::jit::pop(stack).toInt();
-          std::vector<c10::IValue> inputs = std::move(pending[group]);
-          pending.erase(group);
+          const int64_t subject = torch::jit::pop(stack).toInt();
+          std::vector<c10::IValue> inputs = std::move(pending[subject]);
+          pending.erase(subject);
           {
-            std::lock_guard<std::mutex> lock(groups_mutex);
-            if (!claimed.insert(std::to_string(group) + " " + input_signature(inputs)).second) return;
+            std::lock_guard<std::mutex> lock(subjects_mutex);
+            if (!claimed.insert(std::to_string(subject) + " " + input_signature(inputs)).second) return;
           }
           try {
-            // Copies: the group has not run yet, and nothing here may change what it gets.
+            // Copies: the subject has not run yet, and nothing here may change what it gets.
             std::vector<c10::IValue> copies;
             for (const c10::IValue& v : inputs)
               copies.push_back(v.isTensor() && v.toTensor().defined() ? c10::IValue(v.toTensor().detach().clone()) : v);
-            check_group(group, copies);
+            check_subject(subject, copies);
           } catch (const std::exception& e) {
-            say(std::string("could not check a fusion group: ") + e.what());
+            say(std::string("could not check a subject: ") + e.what());
           }
         },
         conservative()),
 });
+
+// Before `at` (in its graph): the calls that hand `values` to subject `id` and then check it.
+void insert_capture_calls(int64_t id, Node* at, torch::jit::ArrayRef<torch::jit::Value*> values) {
+  static const c10::Symbol input_op = c10::Symbol::fromQualString("tsrepro_capture::subject_input");
+  static const c10::Symbol run_op = c10::Symbol::fromQualString("tsrepro_capture::subject_run");
+  torch::jit::WithInsertPoint before(at);
+  Graph& owner = *at->owningGraph();
+  for (size_t i = 0; i < values.size(); ++i)
+    owner.insertNode(owner.create(
+        input_op, {owner.insertConstant(id), owner.insertConstant(static_cast<int64_t>(i)), values[i]}, 0));
+  owner.insertNode(owner.create(run_op, {owner.insertConstant(id)}, 0));
+}
 
 void collect_groups(torch::jit::Block* block, std::vector<Node*>& out) {
   for (Node* node : block->nodes()) {
@@ -361,22 +394,36 @@ void collect_groups(torch::jit::Block* block, std::vector<Node*>& out) {
   }
 }
 
-// The post pass: every fusion group of the optimized graph gets its calls.
+// TSREPRO_AFTER=fusion, a post pass: every fusion group of the optimized graph gets its calls.
 void instrument_fusion_groups(std::shared_ptr<Graph>& graph) {
-  static const c10::Symbol input_op = c10::Symbol::fromQualString("tsrepro_capture::group_input");
-  static const c10::Symbol run_op = c10::Symbol::fromQualString("tsrepro_capture::group_run");
   std::vector<Node*> found;
   collect_groups(graph->block(), found);
-  for (Node* group : found) {
-    const int64_t id = register_group(*group);
-    torch::jit::WithInsertPoint before(group);
-    Graph& owner = *group->owningGraph();
-    for (size_t i = 0; i < group->inputs().size(); ++i)
-      owner.insertNode(owner.create(
-          input_op, {owner.insertConstant(id), owner.insertConstant(static_cast<int64_t>(i)), group->inputs()[i]}, 0));
-    owner.insertNode(owner.create(run_op, {owner.insertConstant(id)}, 0));
-  }
+  for (Node* group : found)
+    insert_capture_calls(register_subject(group->kind().toQualString(), *group->g(c10::attr::Subgraph), true), group,
+                         group->inputs());
   if (!found.empty()) log_line("an optimized graph with " + std::to_string(found.size()) + " fusion group(s)");
+}
+
+bool holds_differentiable_graph(const torch::jit::Block* block) {
+  for (const Node* node : block->nodes()) {
+    if (node->kind() == c10::prim::DifferentiableGraph) return true;
+    for (const torch::jit::Block* inner : node->blocks())
+      if (holds_differentiable_graph(inner)) return true;
+  }
+  return false;
+}
+
+// TSREPRO_AFTER=graph, a pre pass: the graph before fusion is the subject, its calls at the entry.
+void instrument_graph(std::shared_ptr<Graph>& graph) {
+  std::shared_ptr<Graph> subject = graph->copy();
+  torch::jit::RemoveProfileNodesAndSpecializeTypes(subject);
+  if (holds_differentiable_graph(subject->block())) {
+    // Autodiff's units are not a graph a case can hold: the graphs that need no gradient are.
+    log_line("a graph with gradients (prim::DifferentiableGraph): not captured");
+    return;
+  }
+  insert_capture_calls(register_subject("graph", *subject, false), graph->nodes().front(), graph->inputs());
+  log_line("a graph of " + std::to_string(compute_nodes(*subject)) + " nodes");
 }
 
 // At exit: a capture that saw no graph in a process with two libtorch copies says why.
@@ -396,14 +443,16 @@ bool register_capture() {
   std::optional<Settings> s = settings_from_environment();
   if (!s) return false;
   settings() = *s;
-  torch::jit::registerPostPass([](std::shared_ptr<Graph>& graph) {
+  const bool fusion = s->after.stage == AfterSettings::Stage::Fusion;
+  auto pass = [fusion](std::shared_ptr<Graph>& graph) {
     saw_a_graph = true;
     try {
-      instrument_fusion_groups(graph);
+      fusion ? instrument_fusion_groups(graph) : instrument_graph(graph);
     } catch (const std::exception& e) {
       say(std::string("could not instrument a graph: ") + e.what());
     }
-  });
+  };
+  fusion ? torch::jit::registerPostPass(pass) : torch::jit::registerPrePass(pass);
   std::atexit(say_if_two_libtorch_copies);
   return true;
 }

@@ -78,6 +78,54 @@ TEST(Capture, AnUnmodifiedPythonScriptsMiscompiledGroupIsMinifiedToAReproducingC
   expect_minified_rounding_case(only_run_dir(tmp / "out"));
 }
 
+// TSREPRO_AFTER=graph: the module's whole forward (a pre pass sees the graph before fusion) is
+// the subject, saved as the module it is and imported; level 4 compares it with eager.
+TEST(Capture, TheGraphStageCapturesTheWholeForwardOfAnUnmodifiedProgram) {
+  TempDir tmp;
+  const Result r = run_cmd(kPlainApp, {kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3"},
+                           {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=graph", "TSREPRO_LEVEL=4"})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  const std::string run = only_run_dir(tmp / "out");
+  std::string graph_case;
+  for (const std::string& name : list_dir(run))
+    if (std::regex_match(name, std::regex(R"(graph_\d+)"))) graph_case = run + "/" + name;
+  ASSERT_FALSE(graph_case.empty()) << join(list_dir(run)) << "\n" << read_text(run + "/capture.log");
+  EXPECT_EQ(read_case_json(graph_case)["expected_failure"]["kind"], "accuracy");
+  EXPECT_NE(read_text(graph_case + "-minified/minified/graph.ir").find("aten::round"), std::string::npos);
+  SKIP_WITHOUT_PYTHON_TORCH();
+  const Result repro = run_cmd(kPython, {graph_case + "-minified/minified/repro.py"}, {"", 300});
+  EXPECT_EQ(repro.exit_code, 1) << repro.describe();
+}
+
+// A program that forks: parent and child each write their cases into a run directory of their own.
+TEST(Capture, AForkedProcessWritesItsOwnRunDirectory) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir tmp;
+  const Result r = run_cmd(kPython, {kPlainScript, kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3", "fork"},
+                           {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=1"})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("child call 2"), std::string::npos) << r.describe();
+  const std::set<std::string> runs = list_dir(tmp / "out");
+  ASSERT_EQ(runs.size(), 2u) << join(runs);
+  for (const std::string& run : runs) {
+    const std::string group = only_group_case(tmp / ("out/" + run));
+    EXPECT_EQ(read_case_json(group)["expected_failure"]["kind"], "accuracy") << group;
+  }
+}
+
+// Inputs beyond TSREPRO_CAPTURE_MAX_BYTES are not written: the log says which and how large.
+TEST(Capture, InputsOverTheLimitAreSkippedAndSaidSo) {
+  TempDir tmp;
+  const Result r = run_cmd(
+      kPlainApp, {kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3"},
+      {"", 300, captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=4", "TSREPRO_CAPTURE_MAX_BYTES=16"})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  const std::string run = only_run_dir(tmp / "out");
+  EXPECT_EQ(list_dir(run), (std::set<std::string>{"capture.log"}));
+  EXPECT_NE(read_text(run + "/capture.log").find("skipped: its inputs hold"), std::string::npos)
+      << read_text(run + "/capture.log");
+}
+
 // Level 3 writes the group's case before it is checked: a check that crashes leaves it behind,
 // and the minifier runs on it. (The check's backend segfaults on aten::round here: no real NNC
 // kernel of this libtorch crashes on demand.)
