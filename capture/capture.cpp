@@ -50,6 +50,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include <torch/csrc/jit/passes/pass_manager.h>
@@ -152,9 +153,9 @@ struct SubjectRecord {
 };
 
 std::mutex subjects_mutex;
-std::vector<SubjectRecord> subjects;  // by the id the pass gave them
-std::set<std::string> claimed;        // "<id> <input signature>": checked, or being checked
-std::atomic<int> checks_started{0};   // numbers the checks: fusion_<n>_group_0, graph_<n>
+std::vector<SubjectRecord> subjects;                               // by the id the pass gave them
+std::unordered_set<uint64_t> claimed;                              // input_signature()s checked, or being checked
+std::atomic<int> checks_started{0};                                // numbers the checks: fusion_<n>_group_0, graph_<n>
 thread_local std::map<int64_t, std::vector<c10::IValue>> pending;  // subject_input's values, per thread
 
 size_t compute_nodes(const Graph& graph) {
@@ -171,16 +172,24 @@ int64_t register_subject(const std::string& kind, const Graph& graph, bool fusio
   return id;
 }
 
-std::string input_signature(const std::vector<c10::IValue>& inputs) {
-  std::ostringstream out;
+// A hash of what a compiled subject depends on: each input's kind, and a tensor's dtype, sizes,
+// strides and device. Cheap on purpose: it runs on every call of every subject.
+uint64_t input_signature(int64_t subject, const std::vector<c10::IValue>& inputs) {
+  uint64_t h = static_cast<uint64_t>(subject) * 0x9E3779B97F4A7C15ull;
+  auto mix = [&h](uint64_t v) { h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2); };
   for (const c10::IValue& v : inputs) {
-    if (v.isTensor() && v.toTensor().defined())
-      out << v.toTensor().scalar_type() << v.toTensor().sizes() << v.toTensor().strides() << v.toTensor().device();
-    else
-      out << v.tagKind();
-    out << ";";
+    mix(v.isTensor() | v.isInt() << 1 | v.isDouble() << 2 | v.isBool() << 3 | v.isObject() << 4 | v.isList() << 5);
+    if (!v.isTensor() || !v.toTensor().defined()) continue;
+    const at::Tensor& t = v.toTensor();
+    mix(static_cast<uint64_t>(t.scalar_type()));
+    mix(static_cast<uint64_t>(t.device().type()) * 131 + static_cast<uint64_t>(t.device().index() + 1));
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      mix(static_cast<uint64_t>(t.size(d)));
+      mix(static_cast<uint64_t>(t.stride(d)));
+    }
+    mix(static_cast<uint64_t>(t.dim()));
   }
-  return out.str();
+  return h;
 }
 
 size_t tensor_bytes(const std::vector<c10::IValue>& inputs) {
@@ -360,7 +369,7 @@ const torch::jit::RegisterOperators capture_ops({
           pending.erase(subject);
           {
             std::lock_guard<std::mutex> lock(subjects_mutex);
-            if (!claimed.insert(std::to_string(subject) + " " + input_signature(inputs)).second) return;
+            if (!claimed.insert(input_signature(subject, inputs)).second) return;
           }
           try {
             // Copies: the subject has not run yet, and nothing here may change what it gets.

@@ -6,6 +6,7 @@ rows) and make the tree look smaller than it is for a user who runs tsrepro alon
 Usage: /usr/bin/python3 torch_side.py describe
        /usr/bin/python3 torch_side.py real-case MODEL POSITION MODEL_PT INPUTS_PT
        /usr/bin/python3 torch_side.py twin-inputs ELEMENTS INPUTS_PT
+       /usr/bin/python3 torch_side.py as-tuple INPUTS_PT TUPLE_PT
 
 describe prints one JSON object: the torch version and real_models.py's models, positions and
 culprit operator.
@@ -40,6 +41,8 @@ def main():
     elif command == "twin-inputs":
         import twins
         torch.save(twins.inputs(int(sys.argv[2])), sys.argv[3])
+    elif command == "as-tuple":  # libtorch's pickle_load reads tuples, not one-element lists
+        torch.save(tuple(torch.load(sys.argv[2])), sys.argv[3])
     else:
         sys.exit("torch_side.py: unknown command %r" % command)
 
