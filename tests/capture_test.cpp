@@ -113,6 +113,25 @@ TEST(Capture, AForkedProcessWritesItsOwnRunDirectory) {
   }
 }
 
+// Four threads call the model at once (CPU fusion off: libtorch 1.13's NNC interpreter is not
+// safe for that): every call completes, and the graph is captured and checked once.
+TEST(Capture, ThreadsCallingAtOnceGetTheGraphCheckedOnce) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir tmp;
+  const Result r = run_cmd(kPython, {kPlainScript, kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3", "threads"},
+                           {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=graph", "TSREPRO_LEVEL=4"})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  for (int t = 0; t < 4; ++t)
+    EXPECT_NE(r.out.find("thread " + std::to_string(t) + " call 2"), std::string::npos) << r.describe();
+  const std::string run = only_run_dir(tmp / "out");
+  std::vector<std::string> graph_cases;
+  for (const std::string& name : list_dir(run))
+    if (std::regex_match(name, std::regex(R"(graph_\d+)"))) graph_cases.push_back(name);
+  EXPECT_EQ(graph_cases.size(), 1u) << join(list_dir(run));
+  const std::string log = read_text(run + "/capture.log");
+  EXPECT_EQ(log.find("FAILED"), log.rfind("FAILED")) << log;  // one check, not one per thread
+}
+
 // Inputs beyond TSREPRO_CAPTURE_MAX_BYTES are not written: the log says which and how large.
 TEST(Capture, InputsOverTheLimitAreSkippedAndSaidSo) {
   TempDir tmp;
