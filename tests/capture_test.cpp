@@ -113,6 +113,20 @@ TEST(Capture, AForkedProcessWritesItsOwnRunDirectory) {
   }
 }
 
+// A program that exits at once, skipping every cleanup: what was captured is already on disk
+// (the checks run before the program's own code goes on).
+TEST(Capture, AProgramThatExitsEarlyLosesNothingCaptured) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir tmp;
+  const Result r = run_cmd(kPython, {kPlainScript, kRoundBug + "model.pt", kRoundBug + "inputs.pt", "2", "exit"},
+                           {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=2"})});
+  EXPECT_EQ(r.exit_code, 3) << r.describe();
+  const std::string group = only_group_case(only_run_dir(tmp / "out"));
+  EXPECT_EQ(read_case_json(group)["expected_failure"]["kind"], "accuracy");
+  EXPECT_TRUE(fs::exists(group + "/repro.py"));
+  EXPECT_TRUE(fs::exists(group + "/minify.sh"));
+}
+
 // Four threads call the model at once (CPU fusion off: libtorch 1.13's NNC interpreter is not
 // safe for that): every call completes, and the graph is captured and checked once.
 TEST(Capture, ThreadsCallingAtOnceGetTheGraphCheckedOnce) {

@@ -2,12 +2,13 @@
 it a few times. libtsrepro_capture.so captures what it runs by environment alone:
 
     TSREPRO_AFTER=fusion TSREPRO_LEVEL=4 LD_PRELOAD=build/libtsrepro_capture.so \\
-        /usr/bin/python3 examples/capture/plain_script.py model.pt inputs.pt [calls] [fork|threads]
+        /usr/bin/python3 examples/capture/plain_script.py model.pt inputs.pt [calls] [fork|threads|exit]
 
 With `fork`, the script forks before its first call and both processes call the model (a program
 that forks: each process's cases go to a run directory of its own). With `threads`, four threads
 call the model at once, CPU fusion off (libtorch 1.13's NNC interpreter fails when two threads
-run kernels at once, with or without tsrepro).
+run kernels at once, with or without tsrepro). With `exit`, the script ends with os._exit(3) right
+after its last call (a program that exits early, skipping every cleanup).
 
 Like a script that uses NNC on the CPU, it switches CPU fusion on itself (Debian's libtorch has
 no LLVM: NNC then interprets its kernels).
@@ -43,6 +44,8 @@ if mode == "threads":
         t.join()
 else:
     call_model("child" if child == 0 else "process")
+if mode == "exit":
+    os._exit(3)
 if child == 0:
     os._exit(0)
 if child:
