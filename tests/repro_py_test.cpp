@@ -272,6 +272,10 @@ TEST(ReproPySource, GeneratedScriptsPassPyflakes) {
   all.back().run.backward = true;
   all.push_back(settings_for("jit", "accuracy"));
   all.back().run.fake_inputs = true;
+  for (const std::string fault : {"backward-error", "backward-accuracy"}) {  // the fault op's definition too
+    all.push_back(settings_for("inject:" + fault + "@aten::add", fault == "backward-error" ? "exception" : "accuracy"));
+    all.back().run.backward = true;
+  }
   for (size_t i = 0; i < all.size(); ++i) {
     const std::string script = write_repro(c, all[i], dir / ("case" + std::to_string(i)));
     const ShellResult r = run_shell("pyflakes3 " + shell_quoted(script));
