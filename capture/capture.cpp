@@ -55,6 +55,7 @@
 
 #include <torch/csrc/jit/passes/pass_manager.h>
 #include <torch/csrc/jit/passes/tensorexpr_fuser.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/runtime/custom_operator.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/script.h>
@@ -262,6 +263,24 @@ ChildResult run_tsrepro(const std::vector<std::string>& args, const std::string&
   return result;
 }
 
+// The program's own fuser settings as the nnc backend's options, so that the check compiles the
+// subject the way the program did. (The default strategy, static then dynamic, is the backend's
+// default too: only a dynamic first choice is said.)
+std::vector<std::string> backend_arguments() {
+  std::vector<std::string> args = {"--backend", settings().backend};
+  if (settings().backend != "nnc") return args;
+  auto option = [&](const std::string& key_value) {
+    args.push_back("--backend-opt");
+    args.push_back(key_value);
+  };
+  if (!torch::jit::getFusionGroupInlining()) option("inline=0");
+  if (torch::jit::tensorExprDynamicShapeFusionEnabled()) option("dynamic_shapes=1");
+  if (torch::jit::texprReductionsEnabled()) option("reductions=1");
+  const torch::jit::FusionStrategy strategy = torch::jit::getFusionStrategy();
+  if (!strategy.empty() && strategy.front().first == torch::jit::FusionBehavior::DYNAMIC) option("strategy=dynamic");
+  return args;
+}
+
 std::string quoted_command(const std::vector<std::string>& args) {
   std::string text = tsrepro_executable();
   for (const std::string& a : args) text += " '" + a + "'";
@@ -308,8 +327,8 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
   }
   // The child is `tsrepro after`: the subject, compiled again under the backend and checked as
   // TSREPRO_AFTER and TSREPRO_LEVEL (passed through) say, with the level's consequences.
-  const std::vector<std::string> after = {"after", scratch + "/case", "--backend", settings().backend,
-                                          "--id",  std::to_string(n)};
+  std::vector<std::string> after = {"after", scratch + "/case", "--id", std::to_string(n)};
+  for (const std::string& arg : backend_arguments()) after.push_back(arg);
   const ChildResult checked = run_tsrepro(after, run, child_log);
   // The names `tsrepro after --id n` gives its subjects (repro/after/compiled_module.cpp).
   const std::string written =
@@ -335,8 +354,8 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
   if (!fs::exists(written)) fs::rename(scratch + "/case", written);
   log_line("the case: " + written + " (tsrepro run " + written + " --backend " + settings().backend + ")");
   if (settings().after.level >= 3) {
-    const std::vector<std::string> minify = {"minify",           written, "--backend",
-                                             settings().backend, "-o",    written + "-minified"};
+    std::vector<std::string> minify = {"minify", written, "-o", written + "-minified"};
+    for (const std::string& arg : backend_arguments()) minify.push_back(arg);
     log_line("minifying: " + quoted_command(minify));
     const ChildResult minified = run_tsrepro(minify, run, written + "-minified.log");
     log_line("minify exited " + std::to_string(minified.exit_code) + ": " + written + "-minified");
