@@ -6,9 +6,9 @@
 // How it sees the graphs: libtorch runs custom passes (torch/csrc/jit/passes/pass_manager.h) on
 // every graph the profiling executor optimizes: the pre passes before fusion, the post passes
 // right after it (runNoGradOptimizations, runDiffGraphPasses). This library registers one of
-// them when it is loaded, and puts calls of two operators of its own in front of each subject:
+// them when it is loaded, and puts calls of operators of its own around each subject:
 // tsrepro_capture::subject_input (one per input: the value that flows in) and
-// tsrepro_capture::subject_run.
+// tsrepro_capture::subject_run before it, tsrepro_capture::subject_done after it.
 //
 //   TSREPRO_AFTER=fusion  a post pass: every fusion group is a subject (its subgraph).
 //   TSREPRO_AFTER=graph   a pre pass: the graph itself, as it is before fusion (profiling nodes
@@ -21,8 +21,9 @@
 // interpreter, at every level; the graph against eager at level 4). A failure becomes
 // fusion_<n>_group_0/ or graph_<n>/ in this process's run directory with repro.py and repro.cpp,
 // minify.sh from level 2, a minified case from level 3. Only then does the program's own code
-// run: a crash of the check leaves the case behind (it is written before the check), and the
-// program's own failure still happens.
+// run: a crash of the check leaves the case behind (it is written before the check), from level 3
+// the case of a subject that passed stays until subject_done (a crash of the program's own run
+// leaves it too), and the program's own failure still happens.
 //
 // With no TSREPRO_AFTER the library registers nothing and does nothing after loading.
 //
@@ -31,10 +32,7 @@
 // front of Debian's) gets one line saying so instead of a capture.
 
 #include <dlfcn.h>
-#include <fcntl.h>
 #include <link.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -60,11 +58,10 @@
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/script.h>
 
+#include "capture/tsrepro_child.h"
 #include "runner/backends/fusion_group.h"
 #include "tsrepro/after_settings.h"
 #include "tsrepro/error.h"
-
-extern char** environ;
 
 namespace tsrepro::capture {
 namespace {
@@ -101,7 +98,14 @@ std::optional<Settings> settings_from_environment() {
   }
   if (s.after.stage == AfterSettings::Stage::Off) return std::nullopt;
   if (const char* backend = variable("TSREPRO_CAPTURE_BACKEND")) s.backend = backend;
-  if (const char* bytes = variable("TSREPRO_CAPTURE_MAX_BYTES")) s.max_bytes = std::strtoull(bytes, nullptr, 10);
+  if (const char* bytes = variable("TSREPRO_CAPTURE_MAX_BYTES")) {
+    char* end = nullptr;
+    s.max_bytes = std::strtoull(bytes, &end, 10);
+    if (*end != '\0' || bytes[0] == '-') {
+      say(std::string("TSREPRO_CAPTURE_MAX_BYTES=") + bytes + ": expected a number of bytes: capture is off");
+      return std::nullopt;
+    }
+  }
   return s;
 }
 
@@ -158,6 +162,7 @@ std::vector<SubjectRecord> subjects;                               // by the id 
 std::unordered_set<uint64_t> claimed;                              // input_signature()s checked, or being checked
 std::atomic<int> checks_started{0};                                // numbers the checks: fusion_<n>_group_0, graph_<n>
 thread_local std::map<int64_t, std::vector<c10::IValue>> pending;  // subject_input's values, per thread
+thread_local std::map<int64_t, std::string> kept_until_done;       // level 3: a passing subject's case, per thread
 
 size_t compute_nodes(const Graph& graph) {
   size_t n = 0;
@@ -200,68 +205,7 @@ size_t tensor_bytes(const std::vector<c10::IValue>& inputs) {
   return bytes;
 }
 
-// ---- the checks, in child processes --------------------------------------------------------------
-
-// The environment of a check: this one, without the preload (the tsrepro executable must not
-// capture itself) and with the run directory the child writes into.
-std::vector<std::string> child_environment(const std::string& run) {
-  std::vector<std::string> env;
-  for (char** entry = environ; *entry; ++entry) {
-    const std::string text = *entry;
-    if (text.rfind("LD_PRELOAD=", 0) == 0 || text.rfind("TSREPRO_RUN_DIR=", 0) == 0) continue;
-    env.push_back(text);
-  }
-  env.push_back("TSREPRO_RUN_DIR=" + run);
-  env.push_back("TSREPRO_CAPTURE_CHILD=1");
-  return env;
-}
-
-std::string tsrepro_executable() {
-  if (const char* bin = variable("TSREPRO_BIN")) return bin;
-  // Installed beside this library: PREFIX/lib/libtsrepro_capture.so and PREFIX/bin/tsrepro; in
-  // the build tree both sit in the build directory.
-  Dl_info self{};
-  if (dladdr(reinterpret_cast<void*>(&tsrepro_executable), &self) && self.dli_fname) {
-    const fs::path dir = fs::path(self.dli_fname).parent_path();
-    for (const fs::path& candidate : {dir / "tsrepro", dir.parent_path() / "bin" / "tsrepro"})
-      if (fs::exists(candidate)) return candidate.string();
-  }
-  return "tsrepro";  // from PATH
-}
-
-struct ChildResult {
-  int exit_code = -1;  // -1: it did not exit (signal) or did not start
-  int signal = 0;
-};
-
-// Runs the tsrepro executable with `args`, its output appended to `log_path`, and waits.
-ChildResult run_tsrepro(const std::vector<std::string>& args, const std::string& run, const std::string& log_path) {
-  std::vector<std::string> argv_text = {tsrepro_executable()};
-  argv_text.insert(argv_text.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& a : argv_text) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::vector<std::string> env_text = child_environment(run);
-  std::vector<char*> envp;
-  for (std::string& e : env_text) envp.push_back(e.data());
-  envp.push_back(nullptr);
-
-  posix_spawn_file_actions_t files;
-  posix_spawn_file_actions_init(&files);
-  posix_spawn_file_actions_addopen(&files, STDOUT_FILENO, log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-  posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, STDERR_FILENO);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, argv[0], &files, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&files);
-  ChildResult result;
-  if (spawned != 0) return result;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) result.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) result.signal = WTERMSIG(status);
-  return result;
-}
+// ---- the checks, in child processes (tsrepro_child.h) --------------------------------------------
 
 // The program's own fuser settings as the nnc backend's options, so that the check compiles the
 // subject the way the program did. (The default strategy, static then dynamic, is the backend's
@@ -279,12 +223,6 @@ std::vector<std::string> backend_arguments() {
   const torch::jit::FusionStrategy strategy = torch::jit::getFusionStrategy();
   if (!strategy.empty() && strategy.front().first == torch::jit::FusionBehavior::DYNAMIC) option("strategy=dynamic");
   return args;
-}
-
-std::string quoted_command(const std::vector<std::string>& args) {
-  std::string text = tsrepro_executable();
-  for (const std::string& a : args) text += " '" + a + "'";
-  return text;
 }
 
 // Writes the subject and its inputs, then has the tsrepro executable import and judge them.
@@ -323,6 +261,7 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
       run_tsrepro({"import", source, "--inputs", scratch + "/inputs.pt", "-o", scratch + "/case"}, run, child_log);
   if (imported.exit_code != 0) {
     log_line(what + ": could not be imported (see " + child_log + "); not checked");
+    fs::remove_all(scratch);
     return;
   }
   // The child is `tsrepro after`: the subject, compiled again under the backend and checked as
@@ -335,6 +274,12 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
       run + (subject.fusion_group ? "/fusion_" + std::to_string(n) + "_group_0" : "/graph_" + std::to_string(n));
   if (checked.exit_code == 0) {
     log_line(what + (subject.fusion_group ? ": agrees with the interpreter" : ": ran without failing"));
+    // From level 3 the case stays until the program's own run of the subject is over
+    // (subject_done): if that run crashes where the check did not, the case is left behind.
+    if (settings().after.level >= 3) {
+      fs::rename(scratch + "/case", written);
+      kept_until_done[id] = written;
+    }
     fs::remove_all(scratch);
     fs::remove(child_log);
     return;
@@ -401,18 +346,35 @@ const torch::jit::RegisterOperators capture_ops({
           }
         },
         conservative()),
+    torch::jit::Operator(
+        "tsrepro_capture::subject_done(int subject) -> ()",
+        [](torch::jit::Stack& stack) {
+          const int64_t subject = torch::jit::pop(stack).toInt();
+          const auto kept = kept_until_done.find(subject);
+          if (kept == kept_until_done.end()) return;
+          std::error_code ignored;  // the program goes on whatever happens to the file
+          fs::remove_all(kept->second, ignored);
+          kept_until_done.erase(kept);
+        },
+        conservative()),
 });
 
-// Before `at` (in its graph): the calls that hand `values` to subject `id` and then check it.
-void insert_capture_calls(int64_t id, Node* at, torch::jit::ArrayRef<torch::jit::Value*> values) {
+// Before `first` (in its graph): the calls that hand `values` to subject `id` and then check it;
+// before `end`: the call that says its run is over.
+void insert_capture_calls(int64_t id, Node* first, Node* end, torch::jit::ArrayRef<torch::jit::Value*> values) {
   static const c10::Symbol input_op = c10::Symbol::fromQualString("tsrepro_capture::subject_input");
   static const c10::Symbol run_op = c10::Symbol::fromQualString("tsrepro_capture::subject_run");
-  torch::jit::WithInsertPoint before(at);
-  Graph& owner = *at->owningGraph();
-  for (size_t i = 0; i < values.size(); ++i)
-    owner.insertNode(owner.create(
-        input_op, {owner.insertConstant(id), owner.insertConstant(static_cast<int64_t>(i)), values[i]}, 0));
-  owner.insertNode(owner.create(run_op, {owner.insertConstant(id)}, 0));
+  static const c10::Symbol done_op = c10::Symbol::fromQualString("tsrepro_capture::subject_done");
+  Graph& owner = *first->owningGraph();
+  {
+    torch::jit::WithInsertPoint before(first);
+    for (size_t i = 0; i < values.size(); ++i)
+      owner.insertNode(owner.create(
+          input_op, {owner.insertConstant(id), owner.insertConstant(static_cast<int64_t>(i)), values[i]}, 0));
+    owner.insertNode(owner.create(run_op, {owner.insertConstant(id)}, 0));
+  }
+  torch::jit::WithInsertPoint before(end);
+  owner.insertNode(owner.create(done_op, {owner.insertConstant(id)}, 0));
 }
 
 void collect_groups(torch::jit::Block* block, std::vector<Node*>& out) {
@@ -428,7 +390,7 @@ void instrument_fusion_groups(std::shared_ptr<Graph>& graph) {
   collect_groups(graph->block(), found);
   for (Node* group : found)
     insert_capture_calls(register_subject(group->kind().toQualString(), *group->g(c10::attr::Subgraph), true), group,
-                         group->inputs());
+                         group->next(), group->inputs());
   if (!found.empty()) log_line("an optimized graph with " + std::to_string(found.size()) + " fusion group(s)");
 }
 
@@ -450,7 +412,8 @@ void instrument_graph(std::shared_ptr<Graph>& graph) {
     log_line("a graph with gradients (prim::DifferentiableGraph): not captured");
     return;
   }
-  insert_capture_calls(register_subject("graph", *subject, false), graph->nodes().front(), graph->inputs());
+  insert_capture_calls(register_subject("graph", *subject, false), graph->nodes().front(), graph->return_node(),
+                       graph->inputs());
   log_line("a graph of " + std::to_string(compute_nodes(*subject)) + " nodes");
 }
 

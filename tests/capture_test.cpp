@@ -28,22 +28,17 @@ std::vector<std::string> captured(const std::string& dir, std::vector<std::strin
   return settings;
 }
 
-std::string only_run_dir(const std::string& dir) {
-  const std::set<std::string> runs = list_dir(dir);
-  EXPECT_EQ(runs.size(), 1u) << join(runs);
-  if (runs.empty()) return dir + "/missing";
-  EXPECT_TRUE(std::regex_match(*runs.begin(), std::regex(R"(run_\d{8}-\d{6}-pid_\d+)"))) << *runs.begin();
-  return dir + "/" + *runs.begin();
-}
-
-// The one fusion_<n>_group_<g> case the run wrote (not its -minified sibling).
-std::string only_group_case(const std::string& run) {
+// The one case the run wrote whose name matches `pattern` (not its -minified sibling).
+std::string only_case(const std::string& run, const std::string& pattern) {
   std::vector<std::string> found;
   for (const std::string& name : list_dir(run))
-    if (std::regex_match(name, std::regex(R"(fusion_\d+_group_\d+)"))) found.push_back(run + "/" + name);
-  EXPECT_EQ(found.size(), 1u) << join(list_dir(run));
+    if (std::regex_match(name, std::regex(pattern))) found.push_back(run + "/" + name);
+  EXPECT_EQ(found.size(), 1u) << join(list_dir(run)) << "\n" << read_text(run + "/capture.log");
   return found.empty() ? run + "/missing" : found.front();
 }
+
+std::string only_group_case(const std::string& run) { return only_case(run, R"(fusion_\d+_group_\d+)"); }
+std::string only_graph_case(const std::string& run) { return only_case(run, R"(graph_\d+)"); }
 
 // What every captured run of the rounding bug must leave: the failing group's case, minified to
 // the round, with a repro.py that reproduces under stock PyTorch.
@@ -85,11 +80,7 @@ TEST(Capture, TheGraphStageCapturesTheWholeForwardOfAnUnmodifiedProgram) {
   const Result r = run_cmd(kPlainApp, {kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3"},
                            {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=graph", "TSREPRO_LEVEL=4"})});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
-  const std::string run = only_run_dir(tmp / "out");
-  std::string graph_case;
-  for (const std::string& name : list_dir(run))
-    if (std::regex_match(name, std::regex(R"(graph_\d+)"))) graph_case = run + "/" + name;
-  ASSERT_FALSE(graph_case.empty()) << join(list_dir(run)) << "\n" << read_text(run + "/capture.log");
+  const std::string graph_case = only_graph_case(only_run_dir(tmp / "out"));
   EXPECT_EQ(read_case_json(graph_case)["expected_failure"]["kind"], "accuracy");
   EXPECT_NE(read_text(graph_case + "-minified/minified/graph.ir").find("aten::round"), std::string::npos);
   SKIP_WITHOUT_PYTHON_TORCH();
@@ -138,10 +129,7 @@ TEST(Capture, ThreadsCallingAtOnceGetTheGraphCheckedOnce) {
   for (int t = 0; t < 4; ++t)
     EXPECT_NE(r.out.find("thread " + std::to_string(t) + " call 2"), std::string::npos) << r.describe();
   const std::string run = only_run_dir(tmp / "out");
-  std::vector<std::string> graph_cases;
-  for (const std::string& name : list_dir(run))
-    if (std::regex_match(name, std::regex(R"(graph_\d+)"))) graph_cases.push_back(name);
-  EXPECT_EQ(graph_cases.size(), 1u) << join(list_dir(run));
+  only_graph_case(run);  // one graph case, not one per thread
   const std::string log = read_text(run + "/capture.log");
   EXPECT_EQ(log.find("FAILED"), log.rfind("FAILED")) << log;  // one check, not one per thread
 }

@@ -2,6 +2,8 @@
 
 #include "tests/support/expectations.h"
 
+#include <regex>
+#include <set>
 #include <sstream>
 
 #include <algorithm>
@@ -76,6 +78,14 @@ Args import_args(const std::string& source, const std::string& inputs, const std
 
 Args import_spec_args(const std::string& source, const std::string& spec, const std::string& out) {
   return {"import", source, "--input-spec", spec, "-o", out};
+}
+
+std::string only_run_dir(const std::string& dir) {
+  const std::set<std::string> runs = list_dir(dir);
+  EXPECT_EQ(runs.size(), 1u) << join(runs);
+  if (runs.empty()) return dir + "/missing";
+  EXPECT_TRUE(std::regex_match(*runs.begin(), std::regex(R"(run_\d{8}-\d{6}-pid_\d+)"))) << *runs.begin();
+  return dir + "/" + *runs.begin();
 }
 
 json read_case_json(const std::string& case_dir) {

@@ -38,6 +38,9 @@ Args import_spec_args(const std::string& source, const std::string& spec, const 
 
 json read_case_json(const std::string& case_dir);
 
+// The one run_<timestamp>-pid_<pid> directory the TSREPRO_AFTER workflow made under `dir`.
+std::string only_run_dir(const std::string& dir);
+
 // A case imported once and shared read-only by several runs (per test suite where a fixture holds
 // it: under ctest, each test is its own process and imports it again).
 struct SharedCase {
