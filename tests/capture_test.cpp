@@ -56,12 +56,20 @@ void expect_minified_rounding_case(const std::string& run) {
 
 TEST(Capture, AnUnmodifiedCppProgramsMiscompiledGroupIsMinifiedToAReproducingCase) {
   TempDir tmp;
-  const Result r = run_cmd(kPlainApp, {kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3"},
+  const Result r = run_cmd(kPlainApp, {kRoundBug + "model.pt", kRoundBug + "inputs.pt", "6"},
                            {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=4"})});
   EXPECT_EQ(r.exit_code, 0) << r.describe();  // the program's own run is left as it is
-  EXPECT_NE(r.out.find("call 2: first output sum"), std::string::npos) << r.describe();
+  EXPECT_NE(r.out.find("call 5: first output sum"), std::string::npos) << r.describe();
   EXPECT_NE(r.err.find("[tsrepro capture] prim::TensorExprGroup"), std::string::npos) << r.describe();
-  expect_minified_rounding_case(only_run_dir(tmp / "out"));
+  const std::string run = only_run_dir(tmp / "out");
+  expect_minified_rounding_case(run);
+  // Four optimized calls, one check per group: the model's 10 groups, 9 agreeing, 1 failing.
+  const std::string log = read_text(run + "/capture.log");
+  size_t agreeing = 0;
+  for (size_t at = log.find("agrees with the interpreter"); at != std::string::npos;
+       at = log.find("agrees with the interpreter", at + 1))
+    ++agreeing;
+  EXPECT_EQ(agreeing, 9u) << log;
 }
 
 TEST(Capture, AnUnmodifiedPythonScriptsMiscompiledGroupIsMinifiedToAReproducingCase) {
@@ -86,6 +94,31 @@ TEST(Capture, TheGraphStageCapturesTheWholeForwardOfAnUnmodifiedProgram) {
   SKIP_WITHOUT_PYTHON_TORCH();
   const Result repro = run_cmd(kPython, {graph_case + "-minified/minified/repro.py"}, {"", 300});
   EXPECT_EQ(repro.exit_code, 1) << repro.describe();
+}
+
+// A program that trains: its fusion groups sit in the forward of a prim::DifferentiableGraph
+// (the post pass also runs there), and the backward pass still runs.
+TEST(Capture, AProgramThatNeedsGradientsGetsItsGroupsChecked) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir tmp;
+  const std::string script = tmp / "train.py";
+  write_text(script,
+             "import sys, torch\n"
+             "torch._C._jit_override_can_fuse_on_cpu(True)\n"
+             "torch._C._jit_set_te_must_use_llvm_cpu(False)\n"
+             "model = torch.jit.load(sys.argv[1])\n"
+             "x, hi, lo = torch.load(sys.argv[2])\n"
+             "x = x.clone().requires_grad_()\n"
+             "for i in range(3):\n"
+             "    out = model(x, hi, lo)\n"
+             "    (out[0] if isinstance(out, tuple) else out).sum().backward()\n"
+             "    print('call', i, x.grad.sum().item())\n");
+  const Result r = run_cmd(kPython, {script, kRoundBug + "model.pt", kRoundBug + "inputs.pt"},
+                           {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=1"})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("call 2"), std::string::npos) << r.describe();
+  const std::string group = only_group_case(only_run_dir(tmp / "out"));
+  EXPECT_EQ(read_case_json(group)["expected_failure"]["kind"], "accuracy");
 }
 
 // A program that forks: parent and child each write their cases into a run directory of their own.
