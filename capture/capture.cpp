@@ -259,6 +259,15 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
   const std::string child_log = run + "/capture-" + std::to_string(n) + ".log";
   const ChildResult imported =
       run_tsrepro({"import", source, "--inputs", scratch + "/inputs.pt", "-o", scratch + "/case"}, run, child_log);
+  if (!imported.started) {
+    static std::atomic<bool> said{false};
+    const std::string line = what + ": not checked: cannot run " + tsrepro_executable() + " (set TSREPRO_BIN)";
+    log_line(line);
+    if (!said.exchange(true)) say(line);
+    fs::remove_all(scratch);
+    fs::remove(child_log);
+    return;
+  }
   if (imported.exit_code != 0) {
     log_line(what + ": could not be imported (see " + child_log + "); not checked");
     fs::remove_all(scratch);

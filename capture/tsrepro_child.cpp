@@ -70,6 +70,7 @@ ChildResult run_tsrepro(const std::vector<std::string>& args, const std::string&
   posix_spawn_file_actions_destroy(&files);
   ChildResult result;
   if (spawned != 0) return result;
+  result.started = true;
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }

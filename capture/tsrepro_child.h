@@ -8,7 +8,8 @@
 namespace tsrepro::capture {
 
 struct ChildResult {
-  int exit_code = -1;  // -1: it did not exit (see signal) or did not start
+  bool started = false;  // false: the executable could not be run at all
+  int exit_code = -1;    // -1: it did not exit (see signal)
   int signal = 0;
 };
 

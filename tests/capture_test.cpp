@@ -224,6 +224,18 @@ TEST(Capture, WithoutTsreproAfterTheLibraryDoesNothing) {
   EXPECT_FALSE(fs::exists(tmp / "out"));
 }
 
+TEST(Capture, WithoutATsreproExecutableItSaysSoAndTheProgramRunsOn) {
+  TempDir tmp;
+  std::vector<std::string> env = captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=1"});
+  env.back() = "TSREPRO_BIN=" + (tmp / "no-such-tsrepro");
+  const Result r = run_cmd(kPlainApp, {kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3"}, {"", 300, env});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.err.find("not checked: cannot run " + (tmp / "no-such-tsrepro") + " (set TSREPRO_BIN)"),
+            std::string::npos)
+      << r.describe();
+  EXPECT_EQ(list_dir(only_run_dir(tmp / "out")), (std::set<std::string>{"capture.log"}));
+}
+
 TEST(Capture, ABadSettingIsOneLineAndTheProgramRunsOn) {
   TempDir tmp;
   const Result r = run_cmd(kPlainApp, {kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3"},
