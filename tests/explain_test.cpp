@@ -189,7 +189,7 @@ TEST(Explain, AWrongGradientIsAttributedToItsOp) {
     }
   }
   EXPECT_TRUE(culprit_differs) << a.dump();
-  // The text says the same, with the op's source line.
+  // The text names the same node and the backward node that goes wrong.
   const Result text = tsrepro({"explain", case_dir, "--backend", "inject:backward-accuracy@aten::relu"});
   EXPECT_NE(text.out.find("Culprit: node " + std::to_string(culprit)), std::string::npos) << text.out;
   EXPECT_NE(text.out.find("ReluBackward0 hands to its inputs do not"), std::string::npos) << text.out;
