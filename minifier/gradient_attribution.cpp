@@ -76,6 +76,36 @@ std::vector<IsolatedInput> inputs_of_suffix(const Case& suffix, size_t begin) {
   return inputs;
 }
 
+// The loss --backward differentiates is the mean of each output, averaged over the outputs: with
+// hundreds of outputs (an isolated real model) every gradient is so small that same()'s absolute
+// tolerance passes any of them. Each tensor output y becomes y + (y - y.detach()) * (s - 1), with
+// s = y.numel() * outputs: the same values, and a gradient of 1 for each element, as if the loss
+// were the sum of them all. (The backward-accuracy fault uses the same identity.)
+void give_outputs_unit_gradients(torch::jit::Graph& graph) {
+  // Made by hand, typed: the interpreter then picks each overload by its inputs' types.
+  auto op = [&](c10::Symbol kind, std::vector<torch::jit::Value*> inputs, const c10::TypePtr& type) {
+    torch::jit::Value* out = graph.insertNode(graph.create(kind, inputs))->output();
+    out->setType(type);
+    return out;
+  };
+  const size_t outputs = graph.outputs().size();
+  torch::jit::WithInsertPoint at_end(graph.return_node());
+  for (size_t i = 0; i < outputs; ++i) {
+    torch::jit::Value* y = graph.outputs()[i];
+    const auto type = y->type()->cast<c10::TensorType>();
+    if (!type || (type->scalarType() && !c10::isFloatingType(*type->scalarType()))) continue;
+    const c10::TypePtr int_type = c10::IntType::get();
+    torch::jit::Value* one = graph.insertConstant(1);
+    torch::jit::Value* s = op(c10::aten::mul,
+                              {op(c10::Symbol::fromQualString("aten::numel"), {y}, int_type),
+                               graph.insertConstant(static_cast<int64_t>(outputs))},
+                              int_type);
+    torch::jit::Value* zero = op(c10::aten::sub, {y, op(c10::aten::detach, {y}, y->type()), one}, y->type());
+    torch::jit::Value* scaled = op(c10::aten::mul, {zero, op(c10::aten::sub, {s, one}, int_type)}, y->type());
+    graph.return_node()->replaceInput(i, op(c10::aten::add, {y, scaled, one}, y->type()));
+  }
+}
+
 std::optional<size_t> culprit_of_isolated(const Case& state, const Verdict& v, const std::vector<IsolatedInput>& leaves,
                                           std::vector<ValueGradient>& gradients) {
   gradients = compared_gradients(v, leaves);
@@ -104,6 +134,7 @@ GradientAttribution attribute_backward_failure(const Case& state, const Verdict&
   if (whole.status == Status::Accuracy) {
     std::vector<IsolatedInput> leaves;
     if (std::optional<Case> isolated = with_every_node_isolated(state, refs, leaves)) {
+      give_outputs_unit_gradients(*isolated->graph);
       ++result.runs;
       const std::optional<Verdict> v = probes.verdict_of(*isolated);
       if (v && v->status == Status::Accuracy) {

@@ -8,6 +8,7 @@
 
 #include "minifier/graph_edit.h"
 #include "runner/backends/builtin.h"
+#include "runner/written_inputs.h"
 
 namespace tsrepro {
 namespace {
@@ -234,6 +235,18 @@ std::optional<Case> with_every_node_isolated(const Case& state, const ReferenceV
       iso.values->push_back(*ref);
       made[leaf] = IsolatedInput{i, v->debugName()};
     }
+  }
+  // A leaf that requires grad cannot be written in place (resnet's relu_ on a batch norm's
+  // output): the reader gets a copy of it, still a leaf's gradient away.
+  const std::vector<bool> written = inputs_maybe_written(*iso.graph);
+  for (size_t i = 0; i < written.size(); ++i) {
+    Value* input = iso.graph->inputs()[i];
+    if (!written[i] || !made.count(input)) continue;
+    torch::jit::WithInsertPoint at_start(iso.graph->block()->nodes().front());
+    Node* copy =
+        iso.graph->insertNode(iso.graph->create(c10::aten::clone, {input, iso.graph->insertConstant(c10::IValue())}));
+    copy->output()->setType(input->type());
+    input->replaceAllUsesAfterNodeWith(copy, copy->output());
   }
   std::set<Value*> returned(iso.graph->outputs().begin(), iso.graph->outputs().end());
   for (Node* node : nodes)

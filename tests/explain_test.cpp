@@ -125,6 +125,19 @@ TEST(Explain, BackwardRunsProfileWithTheInputsRequiresGrad) {
   EXPECT_NE(r.out.find("prim::DifferentiableGraph"), std::string::npos) << r.out;
 }
 
+// Gradient attribution: under a backend whose backward goes wrong at one op, explain names that
+// op (the first node, in backward order, whose outputs' gradients agree and whose inputs' do not).
+json attribution(const std::string& case_dir, const std::string& backend) {
+  const Result r = tsrepro({"explain", case_dir, "--backend", backend, "--json"});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  return r.exit_code == 0 ? r.stdout_json() : json::object();
+}
+
+std::string culprit_kind(const json& explained) {
+  const json& culprit = explained["attribution"]["culprit"];
+  return culprit.is_number() ? explained["forward"][culprit.get<size_t>()]["kind"].get<std::string>() : "(none)";
+}
+
 TEST(Explain, ATorchvisionClassifiersBackwardMatchesPyTorchs) {
   SKIP_WITHOUT_PYTHON_TORCH();
   TempDir tmp;
@@ -153,19 +166,16 @@ TEST(Explain, ATorchvisionClassifiersBackwardMatchesPyTorchs) {
     const std::string path = forward["origin"]["module_path"];  // layer1.0.bn1, layer2.0.downsample.1
     EXPECT_TRUE(path.find("bn") != std::string::npos || path.find("downsample") != std::string::npos) << forward;
   }
-}
-
-// Gradient attribution: under a backend whose backward goes wrong at one op, explain names that
-// op (the first node, in backward order, whose outputs' gradients agree and whose inputs' do not).
-json attribution(const std::string& case_dir, const std::string& backend) {
-  const Result r = tsrepro({"explain", case_dir, "--backend", backend, "--json"});
-  EXPECT_EQ(r.exit_code, 0) << r.describe();
-  return r.exit_code == 0 ? r.stdout_json() : json::object();
-}
-
-std::string culprit_kind(const json& explained) {
-  const json& culprit = explained["attribution"]["culprit"];
-  return culprit.is_number() ? explained["forward"][culprit.get<size_t>()]["kind"].get<std::string>() : "(none)";
+  // A wrong gradient at its max pool is attributed to it in one run, in-place relu_s and
+  // hundreds of isolated outputs notwithstanding.
+  const json attributed = attribution(case_dir, "inject:backward-accuracy@aten::max_pool2d");
+  const json& a = attributed["attribution"];
+  EXPECT_EQ(culprit_kind(attributed), "aten::max_pool2d") << a.dump();
+  EXPECT_EQ(a["method"], "isolated nodes") << a.dump();
+  EXPECT_EQ(a["runs"], 1);
+  if (a["culprit"].is_number()) {
+    EXPECT_EQ(attributed["forward"][a["culprit"].get<size_t>()]["origin"]["module_path"], "maxpool");
+  }
 }
 
 TEST(Explain, AWrongGradientIsAttributedToItsOp) {

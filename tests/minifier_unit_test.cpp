@@ -233,6 +233,29 @@ TEST(IsolatedNodes, EveryNodeReadsItsOwnInputsAndShowsItsOutputs) {
   EXPECT_TRUE(at::allclose(iso->values->at(1).toTensor(), at::sin(x)));
 }
 
+// A node that writes its input in place (resnet's relu_ after a batch norm) gets a copy of its leaf:
+// a leaf that requires grad cannot be written in place.
+TEST(IsolatedNodes, AnInPlaceReaderGetsACopyOfItsLeaf) {
+  Case c = case_from_ir(R"IR(graph(%x : Tensor):
+  %a : Tensor = aten::sin(%x)
+  %b : Tensor = aten::relu_(%a)
+  %c : Tensor = aten::tanh(%b)
+  return (%c)
+)IR",
+                        {at::tensor({0.5, -1.0})});
+  std::vector<IsolatedInput> leaves;
+  std::optional<Case> iso = with_every_node_isolated(c, compute_reference_values(c), leaves);
+  ASSERT_TRUE(iso);
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    if (!leaves[i].reader || node_kinds(c).at(*leaves[i].reader) != "aten::relu_") continue;
+    torch::jit::Value* input = iso->graph->inputs()[i];
+    ASSERT_EQ(input->uses().size(), 1u);
+    EXPECT_EQ(input->uses()[0].user->kind(), c10::aten::clone) << *iso->graph;
+    return;
+  }
+  ADD_FAILURE() << "no leaf read by relu_: " << *iso->graph;
+}
+
 TEST(ReferenceValues, OffloadedEqualInMemoryAndLeaveNoFilesBehind) {
   testing::TempDir root;
   const at::Tensor x = at::tensor({0.5, -1.0, 2.0});
