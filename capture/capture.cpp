@@ -345,11 +345,9 @@ const torch::jit::RegisterOperators capture_ops({
             if (!claimed.insert(input_signature(subject, inputs)).second) return;
           }
           try {
-            // Copies: the subject has not run yet, and nothing here may change what it gets.
-            std::vector<c10::IValue> copies;
-            for (const c10::IValue& v : inputs)
-              copies.push_back(v.isTensor() && v.toTensor().defined() ? c10::IValue(v.toTensor().detach().clone()) : v);
-            check_subject(subject, copies);
+            // The values themselves, not copies: the check only writes them to disk (the child
+            // processes read them back), so the subject still gets what it got, at no second copy.
+            check_subject(subject, inputs);
           } catch (const std::exception& e) {
             say(std::string("could not check a subject: ") + e.what());
           }
@@ -386,17 +384,10 @@ void insert_capture_calls(int64_t id, Node* first, Node* end, torch::jit::ArrayR
   owner.insertNode(owner.create(done_op, {owner.insertConstant(id)}, 0));
 }
 
-void collect_groups(torch::jit::Block* block, std::vector<Node*>& out) {
-  for (Node* node : block->nodes()) {
-    if (is_fusion_group(*node)) out.push_back(node);
-    for (torch::jit::Block* inner : node->blocks()) collect_groups(inner, out);
-  }
-}
-
 // TSREPRO_AFTER=fusion, a post pass: every fusion group of the optimized graph gets its calls.
 void instrument_fusion_groups(std::shared_ptr<Graph>& graph) {
   std::vector<Node*> found;
-  collect_groups(graph->block(), found);
+  collect_fusion_groups(graph->block(), found);
   for (Node* group : found)
     insert_capture_calls(register_subject(group->kind().toQualString(), *group->g(c10::attr::Subgraph), true), group,
                          group->next(), group->inputs());

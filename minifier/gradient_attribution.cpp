@@ -1,18 +1,24 @@
 // The backward-failure localization of gradient_attribution.h: the isolated-nodes probe, then the
 // bisection.
 
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include <torch/script.h>
 
 #include "minifier/gradient_attribution.h"
+#include "runner/evaluate.h"
+#include "runner/typed_nodes.h"
 
 namespace tsrepro {
 namespace {
 
 using torch::jit::Node;
 
-// "grad.<i>" or "grad.<i>.<j>...": the input index; nullopt for an output's path.
+// kGradientPath + "<i>" or + "<i>.<j>...": the input index; nullopt for an output's path.
 std::optional<size_t> gradient_input_index(const std::string& path) {
-  const std::string prefix = "grad.";
+  const std::string prefix = kGradientPath;
   if (path.rfind(prefix, 0) != 0) return std::nullopt;
   const size_t start = prefix.size(), end = path.find('.', start);
   try {
@@ -23,27 +29,22 @@ std::optional<size_t> gradient_input_index(const std::string& path) {
 }
 
 // A node without tensor outputs (a prim::ListConstruct of tensors) hands its gradients on to the
-// one node that reads it (aten::cat): that node's backward is the one that made them.
+// one later node that reads it (aten::cat): that node's backward is the one that made them.
 size_t attributed_node(const std::vector<Node*>& nodes, size_t reader) {
+  const torch::jit::Graph& graph = *nodes[reader]->owningGraph();
   while (true) {
-    Node* node = nodes[reader];
-    bool tensors_out = false;
-    std::optional<size_t> only_user;
-    bool one_user = true;
-    for (torch::jit::Value* v : node->outputs()) {
-      tensors_out = tensors_out || v->type()->isSubtypeOf(*c10::TensorType::get());
-      for (const torch::jit::Use& use : v->uses()) {
-        Node* user = use.user;
-        while (user->owningBlock() != node->owningGraph()->block()) user = user->owningBlock()->owningNode();
-        const auto at = std::find(nodes.begin(), nodes.end(), user);
-        const std::optional<size_t> index =
-            at == nodes.end() ? std::nullopt : std::optional<size_t>(static_cast<size_t>(at - nodes.begin()));
-        if (!index || (only_user && *only_user != *index)) one_user = false;
-        only_user = index;
-      }
-    }
-    if (tensors_out || !one_user || !only_user || *only_user <= reader) return reader;
-    reader = *only_user;
+    const Node* node = nodes[reader];
+    const bool tensors_out =
+        std::any_of(node->outputs().begin(), node->outputs().end(),
+                    [](const torch::jit::Value* v) { return v->type()->isSubtypeOf(*c10::TensorType::get()); });
+    if (tensors_out) return reader;
+    std::set<Node*> users;
+    for (const torch::jit::Value* v : node->outputs())
+      for (const torch::jit::Use& use : v->uses()) users.insert(top_level_owner(use.user, graph));
+    if (users.size() != 1) return reader;
+    const auto next = std::find(nodes.begin() + static_cast<std::ptrdiff_t>(reader) + 1, nodes.end(), *users.begin());
+    if (next == nodes.end()) return reader;  // the graph's return, or no later node
+    reader = static_cast<size_t>(next - nodes.begin());
   }
 }
 
@@ -62,15 +63,15 @@ std::vector<ValueGradient> compared_gradients(const Verdict& v, const std::vecto
 // the state's nodes from `begin` on, in order), the first one when several do.
 std::vector<IsolatedInput> inputs_of_suffix(const Case& suffix, size_t begin) {
   const std::vector<Node*> nodes = cuttable_nodes(*suffix.graph);
+  std::map<const Node*, size_t> position;
+  for (size_t i = 0; i < nodes.size(); ++i) position[nodes[i]] = begin + i;
   std::vector<IsolatedInput> inputs;
   for (torch::jit::Value* input : suffix.graph->inputs()) {
     IsolatedInput in{std::nullopt, input->debugName()};
-    for (size_t i = 0; i < nodes.size() && !in.reader; ++i)
-      for (const torch::jit::Use& use : input->uses()) {
-        Node* user = use.user;
-        while (user->owningBlock() != suffix.graph->block()) user = user->owningBlock()->owningNode();
-        if (user == nodes[i]) in.reader = begin + i;
-      }
+    for (const torch::jit::Use& use : input->uses()) {
+      const auto at = position.find(top_level_owner(use.user, *suffix.graph));
+      if (at != position.end() && (!in.reader || at->second < *in.reader)) in.reader = at->second;
+    }
     inputs.push_back(in);
   }
   return inputs;
@@ -78,31 +79,22 @@ std::vector<IsolatedInput> inputs_of_suffix(const Case& suffix, size_t begin) {
 
 // The loss --backward differentiates is the mean of each output, averaged over the outputs: with
 // hundreds of outputs (an isolated real model) every gradient is so small that same()'s absolute
-// tolerance passes any of them. Each tensor output y becomes y + (y - y.detach()) * (s - 1), with
-// s = y.numel() * outputs: the same values, and a gradient of 1 for each element, as if the loss
-// were the sum of them all. (The backward-accuracy fault uses the same identity.)
+// tolerance passes any of them. Each floating tensor output y gets y.numel() * outputs times its
+// gradient (typed_nodes.h, the identity the backward-accuracy fault is made of): the same values,
+// and a gradient of 1 for each element, as if the loss were the sum of them all.
 void give_outputs_unit_gradients(torch::jit::Graph& graph) {
-  // Made by hand, typed: the interpreter then picks each overload by its inputs' types.
-  auto op = [&](c10::Symbol kind, std::vector<torch::jit::Value*> inputs, const c10::TypePtr& type) {
-    torch::jit::Value* out = graph.insertNode(graph.create(kind, inputs))->output();
-    out->setType(type);
-    return out;
-  };
+  const c10::TypePtr int_type = c10::IntType::get();
   const size_t outputs = graph.outputs().size();
   torch::jit::WithInsertPoint at_end(graph.return_node());
   for (size_t i = 0; i < outputs; ++i) {
     torch::jit::Value* y = graph.outputs()[i];
     const auto type = y->type()->cast<c10::TensorType>();
     if (!type || (type->scalarType() && !c10::isFloatingType(*type->scalarType()))) continue;
-    const c10::TypePtr int_type = c10::IntType::get();
-    torch::jit::Value* one = graph.insertConstant(1);
-    torch::jit::Value* s = op(c10::aten::mul,
-                              {op(c10::Symbol::fromQualString("aten::numel"), {y}, int_type),
-                               graph.insertConstant(static_cast<int64_t>(outputs))},
-                              int_type);
-    torch::jit::Value* zero = op(c10::aten::sub, {y, op(c10::aten::detach, {y}, y->type()), one}, y->type());
-    torch::jit::Value* scaled = op(c10::aten::mul, {zero, op(c10::aten::sub, {s, one}, int_type)}, y->type());
-    graph.return_node()->replaceInput(i, op(c10::aten::add, {y, scaled, one}, y->type()));
+    torch::jit::Value* numel = insert_typed(graph, c10::Symbol::fromQualString("aten::numel"), {y}, int_type);
+    torch::jit::Value* scale =
+        insert_typed(graph, c10::aten::mul, {numel, graph.insertConstant(static_cast<int64_t>(outputs))}, int_type);
+    torch::jit::Value* extra = insert_typed(graph, c10::aten::sub, {scale, graph.insertConstant(1)}, int_type);
+    graph.return_node()->replaceInput(i, with_scaled_gradient(graph, y, extra));
   }
 }
 

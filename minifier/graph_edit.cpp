@@ -17,12 +17,6 @@ using torch::jit::Graph;
 using torch::jit::Node;
 using torch::jit::Value;
 
-// The top-level node a (possibly nested) user belongs to.
-Node* top_level_owner(Node* node, const Graph& graph) {
-  while (node->owningBlock() != graph.block()) node = node->owningBlock()->owningNode();
-  return node;
-}
-
 // Values that can be fed in as graph inputs and survive inputs.pt.
 bool can_be_graph_input(const c10::IValue& v) {
   // An undefined tensor (the None an op returns for an output it skipped, such as
@@ -49,6 +43,11 @@ void drop_unused_inputs(Case& c) {
 }
 
 }  // namespace
+
+Node* top_level_owner(Node* node, const Graph& graph) {
+  while (node->owningBlock() != graph.block()) node = node->owningBlock()->owningNode();
+  return node;
+}
 
 Case copy_case(const Case& c) {
   Case copy = c;

@@ -18,6 +18,9 @@ namespace tsrepro {
 
 Case copy_case(const Case& c);
 
+// The top-level node a (possibly nested) user belongs to.
+torch::jit::Node* top_level_owner(torch::jit::Node* node, const torch::jit::Graph& graph);
+
 // The nodes a pass may remove or cut: top-level, not prim::Constant. A node with blocks
 // (prim::If, prim::Loop) counts as one and goes as a whole.
 std::vector<torch::jit::Node*> cuttable_nodes(const torch::jit::Graph& graph);

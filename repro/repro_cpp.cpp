@@ -128,12 +128,14 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const std::o
   values["GRAPH_IR"] = cpp_string_lines(reproducer_graph_ir(c, s), "    ");
   std::optional<InjectPlan> plan;
   if (backend_family(s.run.backend) == "inject") plan = plan_inject(s.run.backend, *c.graph);
-  if (plan && inject_section_parts(*plan).runs_injected_graph) {
+  const std::optional<InjectSection> injected =
+      plan ? std::optional<InjectSection>(inject_section_parts(*plan)) : std::nullopt;
+  if (injected && injected->runs_injected_graph) {
     flags.insert("injected");
     values["INJECTED_IR"] = cpp_string_lines(graph_to_ir(*plan->graph), "    ");
     values["FIRST_OP"] = cpp_comment_text(plan->op_text.substr(0, plan->op_text.find('+')));
     values["FAULT_EDIT"] = cpp_comment_text(inject_edit_text(plan->fault));
-    if (plan->fault == "backward-error") flags.insert("backward_error");
+    if (injected->flags.count("backward_error")) flags.insert("backward_error");
   }
   const std::vector<c10::IValue> inputs = reproducer_input_values(c, s);
   if (case_module) {

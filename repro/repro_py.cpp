@@ -158,13 +158,15 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const std::op
   std::optional<InjectPlan> plan;
   if (backend_family(s.run.backend) == "inject") plan = plan_inject(s.run.backend, *c.graph);
   values["FAULT_OP"] = "";
-  if (plan && inject_section_parts(*plan).runs_injected_graph) {
+  const std::optional<InjectSection> injected =
+      plan ? std::optional<InjectSection>(inject_section_parts(*plan)) : std::nullopt;
+  if (injected && injected->runs_injected_graph) {
     flags.insert("injected");
     values["INJECTED_IR"] = ir_literal_lines(graph_to_ir(*plan->graph));
     values["FIRST_OP"] = python_comment_text(plan->op_text.substr(0, plan->op_text.find('+')));
     values["FAULT_EDIT"] = python_comment_text(inject_edit_text(plan->fault));
     // The op the graph now calls, defined before the graph is parsed (two blank lines around it).
-    if (plan->fault == "backward-error")
+    if (injected->flags.count("backward_error"))
       values["FAULT_OP"] = "\n" + std::string(templates::repro_py_backward_error_op) + "\n";
   }
   std::string input_helper;

@@ -166,7 +166,7 @@ std::vector<c10::IValue> detached(const std::vector<c10::IValue>& values) {
   return out;
 }
 
-// Outputs followed by gradients (paths "grad.<i>"), so one comparison covers both.
+// Outputs followed by gradients (paths kGradientPath + "<i>"), so one comparison covers both.
 CompareResult compare_sides(const SideResult& ref, const SideResult& res, const SideResult* fp64,
                             const CompareOptions& options) {
   CompareResult forward =
@@ -175,7 +175,7 @@ CompareResult compare_sides(const SideResult& ref, const SideResult& res, const 
   CompareResult grads =
       compare_outputs(ref.grads, res.grads, fp64 && !fp64->grads.empty() ? &fp64->grads : nullptr, options);
   for (OutputDiff d : grads.outputs) {
-    d.path = "grad." + d.path;
+    d.path = kGradientPath + d.path;
     forward.outputs.push_back(d);
   }
   forward.same = forward.same && grads.same;
@@ -341,7 +341,7 @@ Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::
   if (const OutputDiff* worst = comparison.first_failure()) {
     verdict.status = Status::Accuracy;
     // Outputs come first (compare_sides): a gradient as the first failure means the forward agreed.
-    verdict.phase = worst->path.rfind("grad.", 0) == 0 ? "backward" : "run";
+    verdict.phase = worst->path.rfind(kGradientPath, 0) == 0 ? "backward" : "run";
     verdict.signature = accuracy_signature(worst->dtype, verdict.phase);
     verdict.message = describe_diff(*worst);
   }

@@ -43,6 +43,10 @@ using StageCallback = std::function<void(const std::string& stage)>;
 // the same type, message unwrapping and signature.
 Verdict verdict_for_current_exception(const std::string& phase);
 
+// A verdict's OutputDiff path for input i's gradient is kGradientPath + "<i>" (after the outputs'
+// own paths): one comparison covers both, and the phase and attribution tell them apart by it.
+inline constexpr char kGradientPath[] = "grad.";
+
 class Evaluator {
  public:
   // Throws UserError for a request that cannot be run at all (bad backend, unreadable inputs).

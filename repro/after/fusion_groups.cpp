@@ -17,13 +17,6 @@ using torch::jit::Graph;
 using torch::jit::Node;
 using torch::jit::Value;
 
-void collect_groups(torch::jit::Block* block, std::vector<Node*>& out) {
-  for (Node* node : block->nodes()) {
-    if (is_fusion_group(*node)) out.push_back(node);
-    for (torch::jit::Block* inner : node->blocks()) collect_groups(inner, out);
-  }
-}
-
 // The switches NNC needs to compile a kernel here (no LLVM: its IR interpreter).
 JitSwitches kernel_switches() {
   JitSwitches s;
@@ -41,7 +34,7 @@ std::vector<FusionGroup> fusion_groups_with_inputs(const std::shared_ptr<Graph>&
                                                    const std::vector<c10::IValue>& graph_inputs) {
   auto instrumented = optimized->copy();
   std::vector<Node*> nodes;
-  collect_groups(instrumented->block(), nodes);
+  collect_fusion_groups(instrumented->block(), nodes);
   if (nodes.empty()) return {};
   for (size_t g = 0; g < nodes.size(); ++g) {
     torch::jit::WithInsertPoint before(nodes[g]);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <string>
+#include <vector>
 
 #include <torch/csrc/jit/ir/ir.h>
 
@@ -18,6 +19,14 @@ inline bool is_fusion_group(const torch::jit::Node& node) {
   const std::string kind = node.kind().toQualString();
   return std::find(std::begin(kinds), std::end(kinds), kind) != std::end(kinds) &&
          node.hasAttribute(c10::attr::Subgraph);
+}
+
+// Every fusion group in `block`, nested blocks included, in graph order.
+inline void collect_fusion_groups(torch::jit::Block* block, std::vector<torch::jit::Node*>& out) {
+  for (torch::jit::Node* node : block->nodes()) {
+    if (is_fusion_group(*node)) out.push_back(node);
+    for (torch::jit::Block* inner : node->blocks()) collect_fusion_groups(inner, out);
+  }
 }
 
 }  // namespace tsrepro

@@ -21,6 +21,7 @@
 
 #include "runner/backends/builtin.h"
 #include "runner/backends/inject.h"
+#include "runner/typed_nodes.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {
@@ -75,32 +76,19 @@ void replace_after(torch::jit::Graph& graph, torch::jit::Value* output, const Ma
   output->replaceAllUsesAfterNodeWith(replacement->node(), replacement);
 }
 
-// A node made by hand, typed as `like` (the interpreter picks the overload from the types).
-torch::jit::Value* inserted(torch::jit::Graph& graph, c10::Symbol kind, torch::jit::ArrayRef<torch::jit::Value*> inputs,
-                            const torch::jit::Value* like) {
-  torch::jit::Value* out = graph.insertNode(graph.create(kind, inputs))->output();
-  out->setType(like->type());
-  return out;
-}
-
 // accuracy: y + 1, a wrong answer that changes no dtype.
 void perturb_outputs_of(torch::jit::Graph& graph, c10::Symbol op) {
   for (torch::jit::Value* y : tensor_outputs_of(graph, op))
     replace_after(graph, y, [&](torch::jit::Value* v) {
       torch::jit::Value* one = graph.insertConstant(1);
-      return inserted(graph, c10::aten::add, {v, one, one}, v);
+      return insert_typed(graph, c10::aten::add, {v, one, one}, v->type());
     });
 }
 
 // backward-accuracy: y + (y - y.detach()), which is y exactly, but whose gradient is twice y's.
 void double_gradients_of(torch::jit::Graph& graph, c10::Symbol op) {
   for (torch::jit::Value* y : tensor_outputs_of(graph, op))
-    replace_after(graph, y, [&](torch::jit::Value* v) {
-      torch::jit::Value* one = graph.insertConstant(1);
-      torch::jit::Value* detached = inserted(graph, c10::aten::detach, {v}, v);
-      torch::jit::Value* zero_with_gradient = inserted(graph, c10::aten::sub, {v, detached, one}, v);
-      return inserted(graph, c10::aten::add, {v, zero_with_gradient, one}, v);
-    });
+    replace_after(graph, y, [&](torch::jit::Value* v) { return with_scaled_gradient(graph, v); });
 }
 
 // backward-error: y through tsrepro::backward_error, an identity whose backward raises.
@@ -108,7 +96,7 @@ void fail_backward_of(torch::jit::Graph& graph, c10::Symbol op, const std::strin
   for (torch::jit::Value* y : tensor_outputs_of(graph, op))
     replace_after(graph, y, [&](torch::jit::Value* v) {
       torch::jit::Value* where = graph.insertConstant(op_text);
-      return inserted(graph, c10::Symbol::fromQualString("tsrepro::backward_error"), {v, where}, v);
+      return insert_typed(graph, c10::Symbol::fromQualString("tsrepro::backward_error"), {v, where}, v->type());
     });
 }
 
