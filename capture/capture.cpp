@@ -27,12 +27,10 @@
 //
 // With no TSREPRO_AFTER the library registers nothing and does nothing after loading.
 //
-// It links libtorch and nothing else of tsrepro (the checks run in the tsrepro executable), so the
-// one thing that must match is libtorch: a process that maps a second libtorch (a pip PyTorch in
-// front of Debian's) gets one line saying so instead of a capture.
+// This is libtsrepro_capture_torch.so, the capture proper. Users preload libtsrepro_capture.so
+// (loader.cpp), which loads this library only into a process whose libtorch is the one it links.
+// It links libtorch and nothing else of tsrepro (the checks run in the tsrepro executable).
 
-#include <dlfcn.h>
-#include <link.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -41,11 +39,9 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <set>
 #include <sstream>
 #include <string>
 #include <unordered_set>
@@ -58,6 +54,7 @@
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/script.h>
 
+#include "capture/capture_voice.h"
 #include "capture/tsrepro_child.h"
 #include "runner/backends/fusion_group.h"
 #include "tsrepro/after_settings.h"
@@ -83,12 +80,9 @@ const char* variable(const char* name) {
   return value && *value ? value : nullptr;
 }
 
-// One line on stderr: the capture's own voice, whatever the program logs.
-void say(const std::string& line) { std::cerr << "[tsrepro capture] " << line << "\n"; }
-
 // nullopt: capture off (no TSREPRO_AFTER, a tsrepro process of our own, or a bad setting, said).
 std::optional<Settings> settings_from_environment() {
-  if (variable("TSREPRO_CAPTURE_CHILD")) return std::nullopt;  // the checks' own processes
+  if (variable(kChildVariable)) return std::nullopt;  // the checks' own processes
   Settings s;
   try {
     s.after = AfterSettings::from_environment();
@@ -112,23 +106,6 @@ std::optional<Settings> settings_from_environment() {
 Settings& settings() {
   static Settings s;
   return s;
-}
-
-// ---- libtorch copies -----------------------------------------------------------------------------
-
-// The paths of every libtorch_cpu this process maps: more than one and the pass went to one
-// copy while the program may run the other.
-std::set<std::string> mapped_libtorch_copies() {
-  std::set<std::string> found;
-  dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void* out) {
-        const std::string path = info->dlpi_name ? info->dlpi_name : "";
-        if (path.find("libtorch_cpu.so") != std::string::npos)
-          static_cast<std::set<std::string>*>(out)->insert(fs::weakly_canonical(path).string());
-        return 0;
-      },
-      &found);
-  return found;
 }
 
 // ---- the run directory and its log ---------------------------------------------------------------
@@ -418,26 +395,12 @@ void instrument_graph(std::shared_ptr<Graph>& graph) {
   log_line("a graph of " + std::to_string(compute_nodes(*subject)) + " nodes");
 }
 
-// At exit: a capture that saw no graph in a process with two libtorch copies says why.
-std::atomic<bool> saw_a_graph{false};
-
-void say_if_two_libtorch_copies() {
-  if (saw_a_graph) return;
-  const std::set<std::string> copies = mapped_libtorch_copies();
-  if (copies.size() < 2) return;
-  std::string list;
-  for (const std::string& copy : copies) list += (list.empty() ? "" : ", ") + copy;
-  say("captured nothing: this process maps " + std::to_string(copies.size()) + " libtorch copies (" + list +
-      "); preload a libtsrepro_capture.so built against the one the program uses");
-}
-
 bool register_capture() {
   std::optional<Settings> s = settings_from_environment();
   if (!s) return false;
   settings() = *s;
   const bool fusion = s->after.stage == AfterSettings::Stage::Fusion;
   auto pass = [fusion](std::shared_ptr<Graph>& graph) {
-    saw_a_graph = true;
     try {
       fusion ? instrument_fusion_groups(graph) : instrument_graph(graph);
     } catch (const std::exception& e) {
@@ -445,7 +408,6 @@ bool register_capture() {
     }
   };
   fusion ? torch::jit::registerPostPass(pass) : torch::jit::registerPrePass(pass);
-  std::atexit(say_if_two_libtorch_copies);
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "capture/capture_voice.h"
 #include "capture/tsrepro_child.h"
 
 extern char** environ;
@@ -31,7 +32,7 @@ std::vector<std::string> child_environment(const std::string& run) {
     env.push_back(text);
   }
   env.push_back("TSREPRO_RUN_DIR=" + run);
-  env.push_back("TSREPRO_CAPTURE_CHILD=1");
+  env.push_back(std::string(kChildVariable) + "=1");
   return env;
 }
 
@@ -39,7 +40,7 @@ std::vector<std::string> child_environment(const std::string& run) {
 
 std::string tsrepro_executable() {
   if (const char* bin = std::getenv("TSREPRO_BIN"); bin && *bin) return bin;
-  // Installed beside this library: PREFIX/lib/libtsrepro_capture.so and PREFIX/bin/tsrepro; in
+  // Installed beside this library: PREFIX/lib/libtsrepro_capture_torch.so and PREFIX/bin/tsrepro; in
   // the build tree both sit in the build directory.
   Dl_info self{};
   if (dladdr(reinterpret_cast<void*>(&tsrepro_executable), &self) && self.dli_fname) {

@@ -246,5 +246,45 @@ TEST(Capture, ABadSettingIsOneLineAndTheProgramRunsOn) {
   EXPECT_FALSE(fs::exists(tmp / "out"));
 }
 
+// A process whose libtorch is another file than the one the capture links (a pip PyTorch under a
+// Debian-built tsrepro) must run as it would without the preload: a preload that brought its own
+// libtorch made the second copy's static registrations abort the program ("Tried to register
+// multiple backend fallbacks for the same dispatch key Batched"), TSREPRO_AFTER set or not. A
+// copy of this libtorch_cpu at another path stands for the other libtorch (its dependencies
+// resolve to this libtorch's, so it runs on its own), loaded as Python loads torch._C: by dlopen,
+// after startup.
+std::string other_libtorch_copy(const TempDir& tmp) {
+  const std::string copy = tmp / "other-libtorch/libtorch_cpu.so.1.13";
+  fs::create_directories(fs::path(copy).parent_path());
+  fs::copy_file(TSREPRO_LIBTORCH_CPU_FILE, copy);
+  return copy;
+}
+
+const std::string kLoadLibrary =
+    "import ctypes, sys; ctypes.CDLL(sys.argv[1], ctypes.RTLD_GLOBAL); print('the program ran on')";
+
+TEST(Capture, AProgramRunningAnotherLibtorchGetsOneLineAndRunsOn) {
+  TempDir tmp;
+  const std::string copy = other_libtorch_copy(tmp);
+  const Result r = run_cmd(kPython, {"-c", kLoadLibrary, copy},
+                           {"", 300, captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=4"})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.out, "the program ran on\n");
+  EXPECT_EQ(r.err, "[tsrepro capture] capture is off: the program's libtorch is " + fs::canonical(copy).string() +
+                       ", and this libtsrepro_capture.so was built against " +
+                       fs::canonical(TSREPRO_LIBTORCH_CPU_FILE).string() +
+                       " (a second libtorch in one process aborts it); build tsrepro against the program's libtorch\n");
+  EXPECT_FALSE(fs::exists(tmp / "out"));
+}
+
+TEST(Capture, WithoutTsreproAfterAProgramRunningAnotherLibtorchRunsAsItWould) {
+  TempDir tmp;
+  const Result r =
+      run_cmd(kPython, {"-c", kLoadLibrary, other_libtorch_copy(tmp)}, {"", 300, captured(tmp / "out", {})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.out, "the program ran on\n");
+  EXPECT_EQ(r.err, "");
+}
+
 }  // namespace
 }  // namespace tsrepro_test
