@@ -59,6 +59,7 @@
 #include "runner/backends/fusion_group.h"
 #include "tsrepro/after_settings.h"
 #include "tsrepro/error.h"
+#include "tsrepro/node_origin.h"
 
 namespace tsrepro::capture {
 namespace {
@@ -131,6 +132,9 @@ void log_line(const std::string& line) {
 struct SubjectRecord {
   std::string what;  // "prim::TensorExprGroup 5 (6 nodes)", "graph 0 (38 nodes)"
   std::string ir;
+  // Where its nodes came from, read here from the program's own metadata (source ranges, call
+  // stacks): the IR text keeps none, so `tsrepro import --origins` takes them from this.
+  std::string origins_json;
   bool fusion_group = true;
 };
 
@@ -147,11 +151,13 @@ size_t compute_nodes(const Graph& graph) {
   return n;
 }
 
-int64_t register_subject(const std::string& kind, const Graph& graph, bool fusion_group) {
+int64_t register_subject(const std::string& kind, Graph& graph, bool fusion_group) {
   std::lock_guard<std::mutex> lock(subjects_mutex);
   const int64_t id = static_cast<int64_t>(subjects.size());
+  std::shared_ptr<Graph> numbered = graph.copy();  // record_import_origins marks the nodes it numbers
   subjects.push_back({kind + " " + std::to_string(id) + " (" + std::to_string(compute_nodes(graph)) + " nodes)",
-                      graph.toString(/*print_source_locations=*/false), fusion_group});
+                      graph.toString(/*print_source_locations=*/false),
+                      origins_to_json(*record_import_origins(*numbered)).dump(), fusion_group});
   return id;
 }
 
@@ -224,18 +230,21 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
   const bool module_call =
       !inputs.empty() && inputs.front().isObject() && inputs.front().toObjectRef().type()->is_module();
   const std::string source = scratch + (module_call ? "/model.pt" : "/graph.ir");
-  if (module_call)
+  std::vector<std::string> import = {"import", source, "--inputs", scratch + "/inputs.pt", "-o", scratch + "/case"};
+  if (module_call) {
     torch::jit::Module(inputs.front().toObject()).save(source);
-  else
+  } else {
     std::ofstream(source) << subject.ir;
+    std::ofstream(scratch + "/origins.json") << subject.origins_json;
+    import.insert(import.end(), {"--origins", scratch + "/origins.json"});
+  }
   {
     const std::vector<c10::IValue> arguments(inputs.begin() + (module_call ? 1 : 0), inputs.end());
     const std::vector<char> pickled = torch::jit::pickle_save(c10::ivalue::Tuple::create(arguments));
     std::ofstream(scratch + "/inputs.pt", std::ios::binary).write(pickled.data(), pickled.size());
   }
   const std::string child_log = run + "/capture-" + std::to_string(n) + ".log";
-  const ChildResult imported =
-      run_tsrepro({"import", source, "--inputs", scratch + "/inputs.pt", "-o", scratch + "/case"}, run, child_log);
+  const ChildResult imported = run_tsrepro(import, run, child_log);
   if (!imported.started) {
     static std::atomic<bool> said{false};
     const std::string line = what + ": not checked: cannot run " + tsrepro_executable() + " (set TSREPRO_BIN)";

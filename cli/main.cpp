@@ -110,6 +110,9 @@ int run_cli(int argc, char** argv) {
                    "fake-shaped inputs only, e.g. \"1x3x8x8:float32,4:int64[0,10),int=3\"")
       ->excludes(inputs_opt);
   import_cmd->add_option("-o,--output", import_output, "the case directory to create")->required();
+  import_cmd->add_option(
+      "--origins", import_options.origins_path,
+      "ORIGINS.json: the nodes' source lines as recorded where the graph ran (the capture writes it)");
   import_cmd->add_option("--method", import_options.method, "the module method to import")->capture_default_str();
   add_load_library_flag(*import_cmd, libraries);
 

@@ -316,15 +316,8 @@ Case case_from_json(const fs::path& dir, const fs::path& json_path, const json& 
     c.expected = expected_from_json(meta["expected_failure"]);
   c.comparison = meta.value("comparison", json::object());
   c.provenance = meta.value("provenance", json::object());
-  if (meta.contains("node_origins") && meta["node_origins"].is_array()) {
-    auto table = std::make_shared<NodeOrigins>();
-    for (const json& entry : meta["node_origins"]) table->push_back(origin_from_json(entry));
-    for (size_t i = 0; i < table->size(); ++i)
-      if ((*table)[i].index != static_cast<int64_t>(i))
-        throw UserError(json_path.string() + ": node_origins entry " + std::to_string(i) + " is numbered " +
-                        std::to_string((*table)[i].index));
-    c.node_origins = std::move(table);
-  }
+  if (meta.contains("node_origins") && meta["node_origins"].is_array())
+    c.node_origins = origins_from_json(meta["node_origins"], json_path.string() + ": node_origins");
 
   const fs::path inputs_path = dir / "inputs.pt";
   if (meta.value("real_inputs", true)) {
@@ -377,10 +370,7 @@ void write_case(const Case& c, const std::string& dir_name, bool replace,
   meta["inputs"] = json::array();
   for (const InputSpec& spec : c.inputs) meta["inputs"].push_back(spec_to_json(spec));
   meta["expected_failure"] = c.expected ? expected_to_json(*c.expected) : json(nullptr);
-  if (c.node_origins) {
-    meta["node_origins"] = json::array();
-    for (const NodeOrigin& o : *c.node_origins) meta["node_origins"].push_back(origin_to_json(o));
-  }
+  if (c.node_origins) meta["node_origins"] = origins_to_json(*c.node_origins);
 
   const fs::path staging = temporary_sibling(dir);
   if (!fs::create_directory(staging, ec) || ec)

@@ -17,6 +17,7 @@
 #include "runner/worker_client.h"
 #include "tsrepro/compare.h"
 #include "tsrepro/error.h"
+#include "tsrepro/node_origin.h"
 
 namespace tsrepro {
 namespace {
@@ -217,6 +218,30 @@ void check_spec_fits_graph(const Graph& graph, const std::vector<InputSpec>& spe
   }
 }
 
+// --origins: the recorded table replaces the one read from the imported file when it describes
+// the same nodes (their kinds, in number order); the provenance says which was used and why.
+void adopt_recorded_origins(Case& c, const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw UserError(path + ": cannot read the node origins");
+  nlohmann::json array;
+  try {
+    array = nlohmann::json::parse(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw UserError(path + ": not JSON (" + e.what() + ")");
+  }
+  const std::shared_ptr<const NodeOrigins> recorded = origins_from_json(array, path);
+  const NodeOrigins& own = *c.node_origins;
+  bool same_nodes = recorded->size() == own.size();
+  for (size_t i = 0; same_nodes && i < own.size(); ++i) same_nodes = (*recorded)[i].kind == own[i].kind;
+  if (!same_nodes) {
+    c.provenance["origins"] = "not used: " + path + " describes other nodes than the graph's " +
+                              std::to_string(own.size()) + " (" + std::to_string(recorded->size()) + " nodes)";
+    return;
+  }
+  c.node_origins = recorded;
+  c.provenance["origins"] = path;
+}
+
 }  // namespace
 
 std::vector<InputSpec> parse_input_spec(const std::string& text) {
@@ -309,6 +334,7 @@ Case import_case(const ImportOptions& o) {
                   {"method", is_archive ? o.method : ""},
                   {"imported_compute_nodes", count_compute_nodes(*c.graph)},
                   {"fake_inputs", !c.values.has_value()}};
+  if (!o.origins_path.empty()) adopt_recorded_origins(c, o.origins_path);
   return c;
 }
 

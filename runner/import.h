@@ -18,6 +18,11 @@ struct ImportOptions {
   std::string method = "forward";
   std::string inputs_path;  // INPUTS.pt written by Python's torch.save; empty with input_spec
   std::string input_spec;   // "1x3x8x8:float32,4:int64[0,10)": fake-shaped inputs only
+  // ORIGINS.json: the nodes' origins as read where the graph ran (libtsrepro_capture.so writes it
+  // beside a captured graph.ir, whose text keeps no source). Used in place of the imported
+  // file's own when it names the graph's compute nodes' kinds in order; case.json's provenance
+  // says whether it was.
+  std::string origins_path{};  // (an initializer: aggregate initializations may leave it out)
 };
 
 // Throws UserError naming the file at fault.

@@ -6,6 +6,7 @@
 #include <torch/csrc/jit/runtime/autodiff.h>
 #include <torch/script.h>
 
+#include "tsrepro/error.h"
 #include "tsrepro/node_origin.h"
 
 namespace tsrepro {
@@ -185,6 +186,22 @@ std::shared_ptr<const NodeOrigins> record_import_origins(torch::jit::Graph& grap
   return table;
 }
 
+std::shared_ptr<const NodeOrigins> renumber_origins(torch::jit::Graph& graph, const NodeOrigins* from) {
+  std::vector<torch::jit::Node*> nodes;
+  numbered_nodes(graph.block(), nodes);
+  std::vector<std::optional<int64_t>> earlier(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) earlier[i] = origin_index(*nodes[i]);
+  std::shared_ptr<const NodeOrigins> read = record_import_origins(graph);
+  if (from == nullptr) return read;
+  auto table = std::make_shared<NodeOrigins>(*read);
+  for (size_t i = 0; i < table->size(); ++i)
+    if (const NodeOrigin* kept = origin_numbered(from, earlier[i])) {
+      (*table)[i] = *kept;
+      (*table)[i].index = static_cast<int64_t>(i);
+    }
+  return table;
+}
+
 std::optional<int64_t> origin_index(const torch::jit::Node& node) {
   if (!node.hasAttribute(kOriginAttribute)) return std::nullopt;
   return node.i(kOriginAttribute);
@@ -283,6 +300,23 @@ NodeOrigin origin_from_json(const nlohmann::json& j) {
   o.op_line = j.value("op_line", int64_t{0});
   o.module_path = j.value("module_path", "");
   return o;
+}
+
+nlohmann::json origins_to_json(const NodeOrigins& table) {
+  nlohmann::json array = nlohmann::json::array();
+  for (const NodeOrigin& o : table) array.push_back(origin_to_json(o));
+  return array;
+}
+
+std::shared_ptr<const NodeOrigins> origins_from_json(const nlohmann::json& array, const std::string& where) {
+  if (!array.is_array()) throw UserError(where + ": node origins must be a JSON array");
+  auto table = std::make_shared<NodeOrigins>();
+  for (const nlohmann::json& entry : array) table->push_back(origin_from_json(entry));
+  for (size_t i = 0; i < table->size(); ++i)
+    if ((*table)[i].index != static_cast<int64_t>(i))
+      throw UserError(where + ": node origin entry " + std::to_string(i) + " is numbered " +
+                      std::to_string((*table)[i].index));
+  return table;
 }
 
 }  // namespace tsrepro

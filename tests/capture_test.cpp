@@ -49,6 +49,10 @@ void expect_minified_rounding_case(const std::string& run) {
   EXPECT_EQ(read_case_json(group)["expected_failure"]["kind"], "accuracy");
   const std::string minified = group + "-minified/minified";
   EXPECT_NE(read_text(minified + "/graph.ir").find("aten::round"), std::string::npos);
+  // The model's own lines, read in the program (the IR text the check imports keeps none).
+  for (const std::string& graph_ir : {group + "/graph.ir", minified + "/graph.ir"})
+    EXPECT_NE(round_line(read_text(graph_ir)).find("nnc_round_half_even/make_case.py:"), std::string::npos)
+        << read_text(graph_ir);
   SKIP_WITHOUT_PYTHON_TORCH();
   const Result repro = run_cmd(kPython, {minified + "/repro.py"}, {"", 300});
   EXPECT_EQ(repro.exit_code, 1) << repro.describe();
@@ -91,6 +95,8 @@ TEST(Capture, TheGraphStageCapturesTheWholeForwardOfAnUnmodifiedProgram) {
   const std::string graph_case = only_graph_case(only_run_dir(tmp / "out"));
   EXPECT_EQ(read_case_json(graph_case)["expected_failure"]["kind"], "accuracy");
   EXPECT_NE(read_text(graph_case + "-minified/minified/graph.ir").find("aten::round"), std::string::npos);
+  EXPECT_NE(round_line(read_text(graph_case + "-minified/minified/graph.ir")).find("nnc_round_half_even/make_case.py:"),
+            std::string::npos);
   SKIP_WITHOUT_PYTHON_TORCH();
   const Result repro = run_cmd(kPython, {graph_case + "-minified/minified/repro.py"}, {"", 300});
   EXPECT_EQ(repro.exit_code, 1) << repro.describe();

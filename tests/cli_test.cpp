@@ -393,6 +393,57 @@ TEST(CliInputSpec, EmptyIntegerRangeIsRejected) {
   expect_import_rejected(tmp, import_spec_args(ir, "8x4:float32,4:int64[5,2)", tmp / "case"), tmp / "case", "[5,2)");
 }
 
+// `import --origins`: the origins recorded where the graph ran (libtsrepro_capture.so writes them
+// beside the IR text, which keeps no source) name the case's nodes when they describe the same
+// nodes; other nodes' origins are not used, and the provenance says so.
+std::string origins_of_small_graph(const TempDir& tmp, const std::vector<std::string>& kinds) {
+  json table = json::array();
+  for (size_t i = 0; i < kinds.size(); ++i)
+    table.push_back(
+        {{"index", i}, {"kind", kinds[i]}, {"file", "model.py"}, {"line", 10 + i}, {"module_path", "body"}});
+  const std::string path = tmp / "origins.json";
+  write_text(path, table.dump());
+  return path;
+}
+
+TEST(CliImportOrigins, RecordedOriginsOfTheSameNodesNameTheirLines) {
+  TempDir tmp;
+  const std::string origins = origins_of_small_graph(tmp, {"aten::add", "aten::relu", "aten::mul"});
+  Args args = import_args(kModels + "small_graph.ir", kModels + "small_graph.inputs.pt", tmp / "case");
+  args.insert(args.end(), {"--origins", origins});
+  const Result r = tsrepro(args);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const json meta = read_case_json(tmp / "case");
+  EXPECT_EQ(meta["provenance"]["origins"], origins);
+  ASSERT_EQ(meta["node_origins"].size(), 3u);
+  EXPECT_EQ(meta["node_origins"][1]["kind"], "aten::relu");
+  EXPECT_EQ(meta["node_origins"][1]["line"], 11);
+  EXPECT_NE(read_text(tmp / "case/graph.ir").find("aten::relu(%3) # model.py:11:0 body (node 1)"), std::string::npos)
+      << read_text(tmp / "case/graph.ir");
+}
+
+TEST(CliImportOrigins, OriginsOfOtherNodesAreNotUsedAndTheProvenanceSaysSo) {
+  TempDir tmp;
+  const std::string origins = origins_of_small_graph(tmp, {"aten::add", "aten::tanh", "aten::mul"});
+  Args args = import_args(kModels + "small_graph.ir", kModels + "small_graph.inputs.pt", tmp / "case");
+  args.insert(args.end(), {"--origins", origins});
+  const Result r = tsrepro(args);
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const json meta = read_case_json(tmp / "case");
+  EXPECT_EQ(meta["provenance"]["origins"],
+            "not used: " + origins + " describes other nodes than the graph's 3 (3 nodes)");
+  EXPECT_EQ(meta["node_origins"][1]["file"], "");
+}
+
+TEST(CliImportOrigins, AnOriginsFileThatIsNotJsonIsNamed) {
+  TempDir tmp;
+  const std::string origins = tmp / "origins.json";
+  write_text(origins, "[{\"index\": 0,");
+  Args args = import_args(kModels + "small_graph.ir", kModels + "small_graph.inputs.pt", tmp / "case");
+  args.insert(args.end(), {"--origins", origins});
+  expect_import_rejected(tmp, args, tmp / "case", origins);
+}
+
 // ================================================================================================
 // 5. Bad input to `import`: exit 2, one error line naming the culprit, nothing left behind.
 

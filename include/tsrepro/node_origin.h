@@ -52,6 +52,12 @@ using NodeOrigins = std::vector<NodeOrigin>;
 // call stack (scripted modules) or its scope (traced ones).
 std::shared_ptr<const NodeOrigins> record_import_origins(torch::jit::Graph& graph);
 
+// Numbers a graph made from a case's graph (a subject of `tsrepro after`, a fusion group of it) as
+// record_import_origins does, except that a node that carries a number already keeps that
+// number's entry of `from`, the case's table: a graph read back from graph.ir has no source
+// ranges left. Without `from`, record_import_origins itself.
+std::shared_ptr<const NodeOrigins> renumber_origins(torch::jit::Graph& graph, const NodeOrigins* from);
+
 // The node's number in the imported graph, if it has one.
 std::optional<int64_t> origin_index(const torch::jit::Node& node);
 // The table's entry for number `index`; null without a table, a number, or such an entry.
@@ -88,5 +94,11 @@ std::vector<NodeOrigin> origins_in_graph(const torch::jit::Graph& graph, const N
 
 nlohmann::json origin_to_json(const NodeOrigin& origin);
 NodeOrigin origin_from_json(const nlohmann::json& j);
+
+// A whole table as JSON (an array, entry i numbered i): case.json's node_origins, and the
+// origins.json libtsrepro_capture.so writes beside a captured graph. Reading throws UserError
+// naming `where` for an entry out of place.
+nlohmann::json origins_to_json(const NodeOrigins& table);
+std::shared_ptr<const NodeOrigins> origins_from_json(const nlohmann::json& array, const std::string& where);
 
 }  // namespace tsrepro

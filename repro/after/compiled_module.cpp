@@ -35,6 +35,9 @@ struct CompiledModule::State {
   bool groups_checked = false;
   size_t failures = 0;
   std::set<std::string> failed_subjects;  // their directories are reports: never swept
+  // compile_case: the case's origins table. Its graph, read back from graph.ir, has node numbers
+  // but no source ranges left to read the lines from.
+  std::shared_ptr<const NodeOrigins> case_origins;
 };
 
 namespace {
@@ -90,7 +93,7 @@ Subject subject_for(const CompiledModule::State& s, const std::string& name, std
   // a running program (a fusion group's too) still has its nodes' source ranges and inlined call
   // stacks, so the case says where its nodes came from as an imported one does.
   subject.c.graph = graph->copy();
-  subject.c.node_origins = record_import_origins(*subject.c.graph);
+  subject.c.node_origins = renumber_origins(*subject.c.graph, s.case_origins.get());
   const size_t user_inputs = values.size() - s.module.trailing_specs.size();
   for (size_t i = 0; i < values.size(); ++i) {
     if (whole_graph && i >= user_inputs) {
@@ -153,7 +156,7 @@ namespace {
 // `input_specs`: for a case, its specs (whose lifted marks the backend needs); null for a module,
 // whose lifted inputs are its trailing ones.
 CompiledModule compiled_from(ModuleGraph graph, const std::string& backend, const BackendOptions& options, int id,
-                             const std::vector<InputSpec>* input_specs = nullptr) {
+                             const Case* from_case = nullptr) {
   static std::atomic<int> compiled{0};
   auto s = std::make_shared<CompiledModule::State>();
   s->settings = AfterSettings::from_environment();
@@ -164,8 +167,11 @@ CompiledModule compiled_from(ModuleGraph graph, const std::string& backend, cons
   const size_t user_inputs = s->module.graph->inputs().size() - s->module.trailing_specs.size();
   s->lifted.assign(user_inputs, false);
   for (const InputSpec& spec : s->module.trailing_specs) s->lifted.push_back(spec.lifted);
-  if (input_specs)
-    for (size_t i = 0; i < input_specs->size() && i < s->lifted.size(); ++i) s->lifted[i] = (*input_specs)[i].lifted;
+  if (from_case) {
+    for (size_t i = 0; i < from_case->inputs.size() && i < s->lifted.size(); ++i)
+      s->lifted[i] = from_case->inputs[i].lifted;
+    s->case_origins = from_case->node_origins;
+  }
   s->id = id > 0 ? id : ++compiled;
   return CompiledModule(s);
 }
@@ -183,7 +189,7 @@ CompiledModule compile_case(const Case& c, const std::string& backend, const Bac
   // Every input of a case is an input of the call; lifted ones keep their mark (ofi folds them).
   ModuleGraph graph;
   graph.graph = c.graph;
-  return compiled_from(std::move(graph), backend, options, id, &c.inputs);
+  return compiled_from(std::move(graph), backend, options, id, &c);
 }
 
 c10::IValue CompiledModule::operator()(std::vector<c10::IValue> inputs) {

@@ -80,6 +80,13 @@ Args import_spec_args(const std::string& source, const std::string& spec, const 
   return {"import", source, "--input-spec", spec, "-o", out};
 }
 
+std::string round_line(const std::string& graph_ir) {
+  const size_t at = graph_ir.find("= aten::round(");
+  if (at == std::string::npos) return "";
+  const size_t start = graph_ir.rfind('\n', at) + 1;
+  return graph_ir.substr(start, graph_ir.find('\n', at) - start);
+}
+
 std::string only_run_dir(const std::string& dir) {
   const std::set<std::string> runs = list_dir(dir);
   EXPECT_EQ(runs.size(), 1u) << join(runs);

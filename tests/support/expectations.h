@@ -38,6 +38,10 @@ Args import_spec_args(const std::string& source, const std::string& spec, const 
 
 json read_case_json(const std::string& case_dir);
 
+// The line of graph.ir text that holds the aten::round node ("" without one): where its origin
+// comment is.
+std::string round_line(const std::string& graph_ir);
+
 // The one run_<timestamp>-pid_<pid> directory the TSREPRO_AFTER workflow made under `dir`.
 std::string only_run_dir(const std::string& dir);
 
