@@ -4,6 +4,7 @@
 // nnc_round_half_even, a real NNC miscompile (aten::round after a division rounds half away
 // from zero in the kernel, half to even in the interpreter).
 
+#include <algorithm>
 #include <csignal>
 #include <regex>
 #include <set>
@@ -250,6 +251,29 @@ TEST(Capture, ABadSettingIsOneLineAndTheProgramRunsOn) {
   EXPECT_NE(r.err.find("[tsrepro capture] TSREPRO_LEVEL=9: expected 1, 2, 3 or 4: capture is off\n"), std::string::npos)
       << r.describe();
   EXPECT_FALSE(fs::exists(tmp / "out"));
+}
+
+// What a user preloads is the installed library: it finds the capture proper and the tsrepro
+// executable of the install (no TSREPRO_BIN).
+TEST(Capture, TheInstalledLibraryCapturesWithTheInstalledTsrepro) {
+  TempDir tmp;
+  const std::string prefix = tmp / "prefix";
+  const Result install = run_cmd("/usr/bin/cmake", {"--install", kBinaryDir, "--prefix", prefix}, {"", 300});
+  ASSERT_EQ(install.exit_code, 0) << install.describe();
+  std::string installed;
+  for (const auto& entry : fs::recursive_directory_iterator(prefix))
+    if (entry.path().filename() == "libtsrepro_capture.so") installed = entry.path().string();
+  ASSERT_FALSE(installed.empty());
+  std::vector<std::string> env = captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=1"});
+  env.erase(
+      std::remove_if(env.begin(), env.end(), [](const std::string& e) { return e.rfind("TSREPRO_BIN=", 0) == 0; }),
+      env.end());
+  std::replace(env.begin(), env.end(), "LD_PRELOAD=" + kCaptureLibrary, "LD_PRELOAD=" + installed);
+  const Result r = run_cmd(kPlainApp, {kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3"}, {"", 300, env});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  const std::string run = only_run_dir(tmp / "out");
+  EXPECT_NE(read_text(run + "/capture.log").find("FAILED under nnc: " + only_group_case(run)), std::string::npos)
+      << read_text(run + "/capture.log");
 }
 
 // A process whose libtorch is another file than the one the capture links (a pip PyTorch under a
