@@ -57,6 +57,7 @@
 #include "capture/capture_voice.h"
 #include "capture/tsrepro_child.h"
 #include "runner/backends/fusion_group.h"
+#include "runner/tensor_data_bytes.h"
 #include "tsrepro/after_settings.h"
 #include "tsrepro/error.h"
 #include "tsrepro/node_origin.h"
@@ -145,20 +146,22 @@ std::atomic<int> checks_started{0};                                // numbers th
 thread_local std::map<int64_t, std::vector<c10::IValue>> pending;  // subject_input's values, per thread
 thread_local std::map<int64_t, std::string> kept_until_done;       // level 3: a passing subject's case, per thread
 
-size_t compute_nodes(const Graph& graph) {
-  size_t n = 0;
-  for (const Node* node : graph.nodes()) n += node->kind() != c10::prim::Constant;
-  return n;
-}
-
+// Registers a subject and returns its id. Its size is the number of nodes the case will number
+// (node_origin.h's rule: compute nodes, nested blocks included, constants left out).
 int64_t register_subject(const std::string& kind, Graph& graph, bool fusion_group) {
+  std::shared_ptr<Graph> numbered = graph.copy();  // record_import_origins marks the nodes it numbers
+  const std::shared_ptr<const NodeOrigins> origins = record_import_origins(*numbered);
   std::lock_guard<std::mutex> lock(subjects_mutex);
   const int64_t id = static_cast<int64_t>(subjects.size());
-  std::shared_ptr<Graph> numbered = graph.copy();  // record_import_origins marks the nodes it numbers
-  subjects.push_back({kind + " " + std::to_string(id) + " (" + std::to_string(compute_nodes(graph)) + " nodes)",
-                      graph.toString(/*print_source_locations=*/false),
-                      origins_to_json(*record_import_origins(*numbered)).dump(), fusion_group});
+  subjects.push_back({kind + " " + std::to_string(id) + " (" + std::to_string(origins->size()) + " nodes)",
+                      graph.toString(/*print_source_locations=*/false), origins_to_json(*origins).dump(),
+                      fusion_group});
   return id;
+}
+
+std::string subject_name(int64_t id) {
+  std::lock_guard<std::mutex> lock(subjects_mutex);
+  return subjects.at(static_cast<size_t>(id)).what;
 }
 
 // A hash of what a compiled subject depends on: each input's kind, and a tensor's dtype, sizes,
@@ -179,13 +182,6 @@ uint64_t input_signature(int64_t subject, const std::vector<c10::IValue>& inputs
     mix(static_cast<uint64_t>(t.dim()));
   }
   return h;
-}
-
-size_t tensor_bytes(const std::vector<c10::IValue>& inputs) {
-  size_t bytes = 0;
-  for (const c10::IValue& v : inputs)
-    if (v.isTensor() && v.toTensor().defined()) bytes += v.toTensor().numel() * v.toTensor().element_size();
-  return bytes;
 }
 
 // ---- the checks, in child processes (tsrepro_child.h) --------------------------------------------
@@ -216,7 +212,7 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
   }();
   const int n = ++checks_started;
   const std::string& what = subject.what;
-  const size_t bytes = tensor_bytes(inputs);
+  const size_t bytes = tensor_data_bytes(inputs);
   if (bytes > settings().max_bytes) {
     log_line(what + ": skipped: its inputs hold " + std::to_string(bytes) +
              " bytes of tensor data, over TSREPRO_CAPTURE_MAX_BYTES=" + std::to_string(settings().max_bytes));
@@ -399,9 +395,9 @@ void instrument_graph(std::shared_ptr<Graph>& graph) {
     log_line("a graph with gradients (prim::DifferentiableGraph): not captured");
     return;
   }
-  insert_capture_calls(register_subject("graph", *subject, false), graph->nodes().front(), graph->return_node(),
-                       graph->inputs());
-  log_line("a graph of " + std::to_string(compute_nodes(*subject)) + " nodes");
+  const int64_t id = register_subject("graph", *subject, false);
+  insert_capture_calls(id, graph->nodes().front(), graph->return_node(), graph->inputs());
+  log_line("an optimized graph: " + subject_name(id));
 }
 
 bool register_capture() {

@@ -130,22 +130,6 @@ std::vector<c10::IValue> with_grad_leaves(std::vector<c10::IValue> values, const
   return values;
 }
 
-size_t tensor_data_bytes(const c10::IValue& value) {
-  if (value.isTensor()) return value.toTensor().defined() ? value.toTensor().nbytes() : 0;
-  size_t total = 0;
-  if (value.isTuple())
-    for (const c10::IValue& item : value.toTupleRef().elements()) total += tensor_data_bytes(item);
-  if (value.isList())
-    for (const c10::IValue& item : value.toListRef()) total += tensor_data_bytes(item);
-  return total;
-}
-
-size_t tensor_data_bytes(const std::vector<c10::IValue>& values) {
-  size_t total = 0;
-  for (const c10::IValue& value : values) total += tensor_data_bytes(value);
-  return total;
-}
-
 std::vector<c10::IValue> make_fake_inputs(const std::vector<InputSpec>& specs, uint64_t seed) {
   std::vector<c10::IValue> values;
   for (size_t i = 0; i < specs.size(); ++i) values.push_back(make_fake_value(specs[i], seed, i));

@@ -8,6 +8,7 @@
 #include <ATen/core/ivalue.h>
 #include <c10/core/ScalarType.h>
 
+#include "runner/tensor_data_bytes.h"
 #include "tsrepro/case.h"
 #include "tsrepro/run_spec.h"  // kDefaultFakeSeed
 
@@ -41,10 +42,6 @@ std::vector<bool> gradient_inputs(const std::vector<InputSpec>& specs);
 // `values` with each floating-point tensor at a position marked in `with_grad` made a fresh leaf
 // (same storage) that requires grad.
 std::vector<c10::IValue> with_grad_leaves(std::vector<c10::IValue> values, const std::vector<bool>& with_grad);
-
-// The bytes of tensor data in a value or in values, nested tuples and lists included.
-size_t tensor_data_bytes(const c10::IValue& value);
-size_t tensor_data_bytes(const std::vector<c10::IValue>& values);
 
 // The values the inputs.pt of a user (or a case) holds, as one value per graph input:
 // a tuple or list is spread, a single tensor is one input.
