@@ -11,13 +11,13 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <thread>
 
 #include <boost/process.hpp>
 
 #include "cli/commands.h"
 #include "repro/environment.h"
 #include "repro/issue_report.h"
+#include "runner/child_wait.h"
 #include "runner/file_util.h"
 #include "runner/worker_client.h"
 #include "tsrepro/error.h"
@@ -45,17 +45,8 @@ ProgramResult run_program(const std::string& program, const std::vector<std::str
   std::error_code ec;
   bp::child child(program, bp::args(args), (bp::std_out & bp::std_err) > log.string(), bp::std_in < bp::null, ec);
   if (ec) return result;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
-  // child::wait_for blocks for the whole timeout when the child already exited: poll running().
-  while (child.running(ec) && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  if (child.running(ec)) {
-    child.terminate(ec);
-  } else {
-    result.finished = true;
-    result.wait_status = child.native_exit_code();
-  }
-  child.wait(ec);
+  result.finished = wait_within(child, std::chrono::seconds(seconds), std::chrono::milliseconds(20));
+  if (result.finished) result.wait_status = child.native_exit_code();
   std::ifstream in(log, std::ios::binary);
   result.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   return result;

@@ -3,7 +3,6 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <thread>
 
 #include <boost/process.hpp>
 #include <spdlog/spdlog.h>
@@ -12,6 +11,7 @@
 
 #include "minifier/content_hash.h"
 #include "minifier/worker_interest.h"
+#include "runner/child_wait.h"
 #include "runner/file_util.h"
 #include "runner/torch_save_writer.h"
 #include "tsrepro/error.h"
@@ -119,16 +119,9 @@ bool WorkerInterest::run_test_command(const Case& candidate) {
   // The directory goes in as "$1", never spliced into the command text.
   bp::child child("/bin/sh", "-c", options_.test_command + " \"$1\"", "sh", dir, bp::std_out > bp::null,
                   bp::std_err > bp::null);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(options_.run.timeout_seconds);
-  while (child.running() && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  bool passed = false;
-  if (child.running()) {
-    child.terminate();
-  } else {
-    child.wait();
-    passed = child.exit_code() == 0;
-  }
+  const bool passed =
+      wait_within(child, std::chrono::duration<double>(options_.run.timeout_seconds), std::chrono::milliseconds(5)) &&
+      child.exit_code() == 0;
   remove_tree(dir);
   return passed;
 }
