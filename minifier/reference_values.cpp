@@ -11,6 +11,7 @@
 #include "runner/backends/builtin.h"
 #include "runner/file_util.h"
 #include "runner/inputs.h"
+#include "tsrepro/backend.h"  // clone_values
 #include "runner/torch_save_reader.h"
 #include "runner/torch_save_writer.h"
 #include "runner/written_inputs.h"
@@ -42,7 +43,10 @@ ReferenceValues::ReferenceValues(const fs::path& offload_root, size_t memory_bud
 void ReferenceValues::put(const std::string& name, const c10::IValue& value) {
   const size_t bytes = tensor_data_bytes(value);
   if (memory_bytes_ + bytes <= memory_budget_) {
-    in_memory_[name] = value;
+    // A copy, as the file below is: the value as the node made it. Kept as it is, a later in-place
+    // node of the run (resnet's relu_ after each batch norm) would change it, and a cut fed from
+    // memory would get other values than one fed from disk.
+    in_memory_[name] = clone_values({value}).front();
     memory_bytes_ += bytes;
     return;
   }

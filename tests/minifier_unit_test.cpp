@@ -284,6 +284,27 @@ TEST(ReferenceValues, OffloadedEqualInMemoryAndLeaveNoFilesBehind) {
   EXPECT_TRUE(std::filesystem::is_empty(root.path()));
 }
 
+// A value a later node writes in place is kept as the node that made it left it, in memory as on
+// disk: a cut fed from either gets the same value.
+TEST(ReferenceValues, AValueWrittenInPlaceLaterIsKeptAsItWasMade) {
+  testing::TempDir root;
+  Case c = case_from_ir(R"IR(graph(%x : Tensor):
+  %one : int = prim::Constant[value=1]()
+  %a : Tensor = aten::sin(%x)
+  %b : Tensor = aten::add_(%a, %one, %one)
+  %c : Tensor = aten::tanh(%b)
+  return (%c)
+)IR",
+                        {at::tensor({0.5, -1.0})});
+  const std::string a = cuttable_nodes(*c.graph).at(0)->output()->debugName();
+  const at::Tensor made = at::sin(at::tensor({0.5, -1.0}));
+  const ReferenceValues in_memory = compute_reference_values(c);
+  const ReferenceValues offloaded = compute_reference_values(c, root.path(), /*memory_budget=*/0);
+  ASSERT_TRUE(offloaded.offloaded());
+  EXPECT_TRUE(at::allclose(in_memory.find(a)->toTensor(), made)) << in_memory.find(a)->toTensor();
+  EXPECT_TRUE(at::allclose(offloaded.find(a)->toTensor(), made)) << offloaded.find(a)->toTensor();
+}
+
 TEST(ReferenceValues, StayInMemoryUpToTheBudgetAndGoToDiskBeyondIt) {
   testing::TempDir root;
   const at::Tensor x = at::randn({256});  // 1 KiB per value
