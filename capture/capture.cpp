@@ -204,6 +204,29 @@ std::vector<std::string> backend_arguments() {
   return args;
 }
 
+// A tensor that was never made: a backward graph gets one for each gradient nothing computed.
+// No file holds one, and a case's inputs are a file.
+bool holds_undefined_tensor(const c10::IValue& value) {
+  if (value.isTensor()) return !value.toTensor().defined();
+  if (value.isTuple())
+    for (const c10::IValue& item : value.toTupleRef().elements())
+      if (holds_undefined_tensor(item)) return true;
+  if (value.isList())
+    for (const c10::IValue& item : value.toListRef())
+      if (holds_undefined_tensor(item)) return true;
+  return false;
+}
+
+// The check's scratch directory goes whichever way the check ends, an exception included.
+struct ScratchDirectory {
+  std::string path;
+  explicit ScratchDirectory(std::string p) : path(std::move(p)) { fs::create_directories(path); }
+  ~ScratchDirectory() {
+    std::error_code ignored;
+    fs::remove_all(path, ignored);
+  }
+};
+
 // Writes the subject and its inputs, then has the tsrepro executable import and judge them.
 void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
   const SubjectRecord subject = [&] {
@@ -218,9 +241,15 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
              " bytes of tensor data, over TSREPRO_CAPTURE_MAX_BYTES=" + std::to_string(settings().max_bytes));
     return;
   }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (!holds_undefined_tensor(inputs[i])) continue;
+    log_line(what + ": not checked: its input " + std::to_string(i) +
+             " holds an undefined tensor (a gradient nothing computed), which no case can hold");
+    return;
+  }
   const std::string run = run_dir();
-  const std::string scratch = run + "/.capture-" + std::to_string(n);
-  fs::create_directories(scratch);
+  const ScratchDirectory scratch_directory(run + "/.capture-" + std::to_string(n));
+  const std::string& scratch = scratch_directory.path;
   // What `tsrepro import` reads: the graph as IR, or, for a module's method (its first input is
   // the module), the module itself as it is now, whose forward import inlines and lifts.
   const bool module_call =
@@ -246,13 +275,11 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
     const std::string line = what + ": not checked: cannot run " + tsrepro_executable() + " (set TSREPRO_BIN)";
     log_line(line);
     if (!said.exchange(true)) say(line);
-    fs::remove_all(scratch);
     fs::remove(child_log);
     return;
   }
   if (imported.exit_code != 0) {
     log_line(what + ": could not be imported (see " + child_log + "); not checked");
-    fs::remove_all(scratch);
     return;
   }
   // The child is `tsrepro after`: the subject, compiled again under the backend and checked as
@@ -271,14 +298,12 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
       fs::rename(scratch + "/case", written);
       kept_until_done[id] = written;
     }
-    fs::remove_all(scratch);
     fs::remove(child_log);
     return;
   }
   if (checked.exit_code == 1) {
     log_line(what + ": FAILED under " + settings().backend + ": " + written + " (" + child_log + ")");
     say(what + " fails under " + settings().backend + ": wrote " + written);
-    fs::remove_all(scratch);
     return;
   }
   // The check itself crashed (a kernel that segfaults, as the program's own run may next): the
@@ -297,7 +322,6 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
     log_line("minify exited " + std::to_string(minified.exit_code) + ": " + written + "-minified");
   }
   say(what + ": the check " + how + "; see " + run + "/capture.log");
-  fs::remove_all(scratch);
 }
 
 // ---- the operators and the pass ------------------------------------------------------------------
@@ -331,7 +355,11 @@ const torch::jit::RegisterOperators capture_ops({
             // processes read them back), so the subject still gets what it got, at no second copy.
             check_subject(subject, inputs);
           } catch (const std::exception& e) {
-            say(std::string("could not check a subject: ") + e.what());
+            const std::string what = e.what();  // torch's own messages go on with a backtrace
+            const std::string line =
+                "could not check subject " + std::to_string(subject) + ": " + what.substr(0, what.find('\n'));
+            log_line(line);
+            say(line);
           }
         },
         conservative()),
@@ -409,7 +437,8 @@ bool register_capture() {
     try {
       fusion ? instrument_fusion_groups(graph) : instrument_graph(graph);
     } catch (const std::exception& e) {
-      say(std::string("could not instrument a graph: ") + e.what());
+      const std::string what = e.what();
+      say("could not instrument a graph: " + what.substr(0, what.find('\n')));
     }
   };
   fusion ? torch::jit::registerPostPass(pass) : torch::jit::registerPrePass(pass);

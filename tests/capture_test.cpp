@@ -103,11 +103,9 @@ TEST(Capture, TheGraphStageCapturesTheWholeForwardOfAnUnmodifiedProgram) {
   EXPECT_EQ(repro.exit_code, 1) << repro.describe();
 }
 
-// A program that trains: its fusion groups sit in the forward of a prim::DifferentiableGraph
-// (the post pass also runs there), and the backward pass still runs.
-TEST(Capture, AProgramThatNeedsGradientsGetsItsGroupsChecked) {
-  SKIP_WITHOUT_PYTHON_TORCH();
-  TempDir tmp;
+// A program that trains (the rounding bug's model, its input and parameters requiring grad),
+// captured at `stage` and `level`.
+Result run_training_program(const TempDir& tmp, const std::string& stage, int level) {
   const std::string script = tmp / "train.py";
   write_text(script,
              "import sys, torch\n"
@@ -120,12 +118,42 @@ TEST(Capture, AProgramThatNeedsGradientsGetsItsGroupsChecked) {
              "    out = model(x, hi, lo)\n"
              "    (out[0] if isinstance(out, tuple) else out).sum().backward()\n"
              "    print('call', i, x.grad.sum().item())\n");
-  const Result r = run_cmd(kPython, {script, kRoundBug + "model.pt", kRoundBug + "inputs.pt"},
-                           {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=1"})});
+  return run_cmd(
+      kPython, {script, kRoundBug + "model.pt", kRoundBug + "inputs.pt"},
+      {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=" + stage, "TSREPRO_LEVEL=" + std::to_string(level)})});
+}
+
+// Its fusion groups sit in the forward of a prim::DifferentiableGraph (the post pass also runs
+// there), and the backward pass still runs.
+TEST(Capture, AProgramThatNeedsGradientsGetsItsGroupsChecked) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir tmp;
+  const Result r = run_training_program(tmp, "fusion", 1);
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_NE(r.out.find("call 2"), std::string::npos) << r.describe();
   const std::string group = only_group_case(only_run_dir(tmp / "out"));
   EXPECT_EQ(read_case_json(group)["expected_failure"]["kind"], "accuracy");
+}
+
+// At the graph stage the executor also optimizes the backward graph, whose gradient inputs
+// include one nothing computed (the model's integer output's): that graph is said to be not
+// checked, and nothing is left half-written; the forward is captured and minified.
+TEST(Capture, AProgramThatNeedsGradientsGetsItsForwardCheckedAtTheGraphStage) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir tmp;
+  const Result r = run_training_program(tmp, "graph", 4);  // the graph stage compares at level 4
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("call 2"), std::string::npos) << r.describe();
+  EXPECT_EQ(r.err.find("could not check"), std::string::npos) << r.describe();
+  const std::string run = only_run_dir(tmp / "out");
+  const std::string log = read_text(run + "/capture.log");
+  EXPECT_NE(log.find("holds an undefined tensor (a gradient nothing computed), which no case can hold"),
+            std::string::npos)
+      << log;
+  const std::string graph_case = only_graph_case(run);
+  EXPECT_EQ(read_case_json(graph_case)["expected_failure"]["kind"], "accuracy");
+  EXPECT_NE(read_text(graph_case + "-minified/minified/graph.ir").find("aten::round"), std::string::npos);
+  for (const std::string& name : list_dir(run)) EXPECT_NE(name.rfind(".capture-", 0), 0u) << name;
 }
 
 // A program that forks: parent and child each write their cases into a run directory of their own.
