@@ -57,7 +57,7 @@
 #include "capture/capture_voice.h"
 #include "capture/tsrepro_child.h"
 #include "runner/backends/fusion_group.h"
-#include "runner/tensor_data_bytes.h"
+#include "runner/ivalue_tensors.h"
 #include "tsrepro/after_settings.h"
 #include "tsrepro/error.h"
 #include "tsrepro/node_origin.h"
@@ -207,14 +207,7 @@ std::vector<std::string> backend_arguments() {
 // A tensor that was never made: a backward graph gets one for each gradient nothing computed.
 // No file holds one, and a case's inputs are a file.
 bool holds_undefined_tensor(const c10::IValue& value) {
-  if (value.isTensor()) return !value.toTensor().defined();
-  if (value.isTuple())
-    for (const c10::IValue& item : value.toTupleRef().elements())
-      if (holds_undefined_tensor(item)) return true;
-  if (value.isList())
-    for (const c10::IValue& item : value.toListRef())
-      if (holds_undefined_tensor(item)) return true;
-  return false;
+  return any_tensor(value, [](const at::Tensor& t) { return !t.defined(); });
 }
 
 // The check's scratch directory goes whichever way the check ends, an exception included.

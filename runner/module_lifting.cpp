@@ -11,6 +11,7 @@
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/inliner.h>
 
+#include "runner/ivalue_tensors.h"
 #include "runner/module_lifting.h"
 #include "tsrepro/error.h"
 
@@ -39,14 +40,7 @@ bool all_tensors(const c10::List<c10::IValue>& list) {
 }
 
 bool holds_tensor(const c10::IValue& value) {
-  if (value.isTensor()) return true;
-  if (value.isTuple())
-    for (const c10::IValue& item : value.toTupleRef().elements())
-      if (holds_tensor(item)) return true;
-  if (value.isList())
-    for (const c10::IValue& item : value.toListRef())
-      if (holds_tensor(item)) return true;
-  return false;
+  return any_tensor(value, [](const at::Tensor&) { return true; });
 }
 
 // Attribute values a case input can hold and describe (InputSpec kinds int, float, bool, str,
