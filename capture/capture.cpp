@@ -140,11 +140,16 @@ struct SubjectRecord {
 };
 
 std::mutex subjects_mutex;
-std::vector<SubjectRecord> subjects;                               // by the id the pass gave them
-std::unordered_set<uint64_t> claimed;                              // input_signature()s checked, or being checked
-std::atomic<int> checks_started{0};                                // numbers the checks: fusion_<n>_group_0, graph_<n>
-thread_local std::map<int64_t, std::vector<c10::IValue>> pending;  // subject_input's values, per thread
-thread_local std::map<int64_t, std::string> kept_until_done;       // level 3: a passing subject's case, per thread
+std::vector<SubjectRecord> subjects;   // by the id the pass gave them
+std::unordered_set<uint64_t> claimed;  // input_signature()s checked, or being checked
+std::atomic<int> checks_started{0};    // numbers the checks: fusion_<n>_group_0, graph_<n>
+
+// Per thread, what the calls of every run pass on, kept so that a run that was checked before
+// costs a hash and a lookup, no allocation and no lock: subject_input's values, by subject id
+// (ids are dense), emptied by each subject_run; the signatures this thread knows are claimed.
+thread_local std::vector<std::vector<c10::IValue>> pending;
+thread_local std::unordered_set<uint64_t> claimed_seen_here;
+thread_local std::map<int64_t, std::string> kept_until_done;  // level 3: a passing subject's case
 
 // Registers a subject and returns its id. Its size is the number of nodes the case will number
 // (node_origin.h's rule: compute nodes, nested blocks included, constants left out).
@@ -328,7 +333,8 @@ const torch::jit::RegisterOperators capture_ops({
           const c10::IValue value = torch::jit::pop(stack);
           const int64_t index = torch::jit::pop(stack).toInt();
           const int64_t subject = torch::jit::pop(stack).toInt();
-          std::vector<c10::IValue>& values = pending[subject];
+          if (pending.size() <= static_cast<size_t>(subject)) pending.resize(static_cast<size_t>(subject) + 1);
+          std::vector<c10::IValue>& values = pending[static_cast<size_t>(subject)];
           if (values.size() <= static_cast<size_t>(index)) values.resize(static_cast<size_t>(index) + 1);
           values[static_cast<size_t>(index)] = value;
         },
@@ -337,12 +343,23 @@ const torch::jit::RegisterOperators capture_ops({
         "tsrepro_capture::subject_run(int subject) -> ()",
         [](torch::jit::Stack& stack) {
           const int64_t subject = torch::jit::pop(stack).toInt();
-          std::vector<c10::IValue> inputs = std::move(pending[subject]);
-          pending.erase(subject);
-          {
+          if (pending.size() <= static_cast<size_t>(subject)) pending.resize(static_cast<size_t>(subject) + 1);
+          std::vector<c10::IValue>& values = pending[static_cast<size_t>(subject)];
+          const uint64_t signature = input_signature(subject, values);
+          bool seen = claimed_seen_here.count(signature) > 0;
+          if (!seen) {
             std::lock_guard<std::mutex> lock(subjects_mutex);
-            if (!claimed.insert(input_signature(subject, inputs)).second) return;
+            seen = !claimed.insert(signature).second;
+            claimed_seen_here.insert(signature);
           }
+          if (seen) {
+            // The run's values are the program's: hold none of them past the run (the vector keeps
+            // its room for the next one).
+            for (c10::IValue& v : values) v = c10::IValue();
+            return;
+          }
+          const std::vector<c10::IValue> inputs = std::move(values);
+          values.clear();
           try {
             // The values themselves, not copies: the check only writes them to disk (the child
             // processes read them back), so the subject still gets what it got, at no second copy.
@@ -360,6 +377,7 @@ const torch::jit::RegisterOperators capture_ops({
         "tsrepro_capture::subject_done(int subject) -> ()",
         [](torch::jit::Stack& stack) {
           const int64_t subject = torch::jit::pop(stack).toInt();
+          if (kept_until_done.empty()) return;
           const auto kept = kept_until_done.find(subject);
           if (kept == kept_until_done.end()) return;
           std::error_code ignored;  // the program goes on whatever happens to the file
