@@ -55,10 +55,12 @@
 #include <torch/script.h>
 
 #include "capture/capture_voice.h"
+#include "capture/subject_graph.h"
 #include "capture/tsrepro_child.h"
 #include "runner/backends/fusion_group.h"
 #include "runner/ivalue_tensors.h"
 #include "tsrepro/after_settings.h"
+#include "tsrepro/case.h"  // graph_to_ir
 #include "tsrepro/error.h"
 #include "tsrepro/node_origin.h"
 
@@ -137,6 +139,10 @@ struct SubjectRecord {
   // stacks): the IR text keeps none, so `tsrepro import --origins` takes them from this.
   std::string origins_json;
   bool fusion_group = true;
+  // The IR's inputs past the program's: its tensor constants, lifted (subject_graph.h).
+  std::vector<c10::IValue> lifted;
+  bool drops_first_input = false;  // the program's unused module input
+  bool module_subject = false;     // its graph reads the module: the module is saved instead
 };
 
 std::mutex subjects_mutex;
@@ -154,13 +160,20 @@ thread_local std::map<int64_t, std::string> kept_until_done;  // level 3: a pass
 // Registers a subject and returns its id. Its size is the number of nodes the case will number
 // (node_origin.h's rule: compute nodes, nested blocks included, constants left out).
 int64_t register_subject(const std::string& kind, Graph& graph, bool fusion_group) {
-  std::shared_ptr<Graph> numbered = graph.copy();  // record_import_origins marks the nodes it numbers
-  const std::shared_ptr<const NodeOrigins> origins = record_import_origins(*numbered);
+  SubjectRecord record;
+  record.fusion_group = fusion_group;
+  record.module_subject = !fusion_group && reads_its_module(graph);
+  SubjectGraph printable = ir_subject_graph(graph.copy());
+  record.ir = graph_to_ir(*printable.graph);  // the text parseIR reads (nodes without outputs: no "=")
+  record.lifted = std::move(printable.lifted);
+  record.drops_first_input = printable.drops_first_input;
+  // Numbered after printing: record_import_origins marks the nodes it numbers.
+  const std::shared_ptr<const NodeOrigins> origins = record_import_origins(*printable.graph);
+  record.origins_json = origins_to_json(*origins).dump();
   std::lock_guard<std::mutex> lock(subjects_mutex);
   const int64_t id = static_cast<int64_t>(subjects.size());
-  subjects.push_back({kind + " " + std::to_string(id) + " (" + std::to_string(origins->size()) + " nodes)",
-                      graph.toString(/*print_source_locations=*/false), origins_to_json(*origins).dump(),
-                      fusion_group});
+  record.what = kind + " " + std::to_string(id) + " (" + std::to_string(origins->size()) + " nodes)";
+  subjects.push_back(std::move(record));
   return id;
 }
 
@@ -233,14 +246,20 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
   }();
   const int n = ++checks_started;
   const std::string& what = subject.what;
-  const size_t bytes = tensor_data_bytes(inputs);
+  // What the case's graph takes: the program's values (less the module, saved on its own, or an
+  // unused one), then the lifted constants'.
+  const bool module_call = subject.module_subject;
+  const size_t skipped = module_call || subject.drops_first_input ? 1 : 0;
+  std::vector<c10::IValue> arguments(inputs.begin() + std::min(skipped, inputs.size()), inputs.end());
+  if (!module_call) arguments.insert(arguments.end(), subject.lifted.begin(), subject.lifted.end());
+  const size_t bytes = tensor_data_bytes(arguments);
   if (bytes > settings().max_bytes) {
     log_line(what + ": skipped: its inputs hold " + std::to_string(bytes) +
              " bytes of tensor data, over TSREPRO_CAPTURE_MAX_BYTES=" + std::to_string(settings().max_bytes));
     return;
   }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (!holds_undefined_tensor(inputs[i])) continue;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    if (!holds_undefined_tensor(arguments[i])) continue;
     log_line(what + ": not checked: its input " + std::to_string(i) +
              " holds an undefined tensor (a gradient nothing computed), which no case can hold");
     return;
@@ -248,10 +267,8 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
   const std::string run = run_dir();
   const ScratchDirectory scratch_directory(run + "/.capture-" + std::to_string(n));
   const std::string& scratch = scratch_directory.path;
-  // What `tsrepro import` reads: the graph as IR, or, for a module's method (its first input is
-  // the module), the module itself as it is now, whose forward import inlines and lifts.
-  const bool module_call =
-      !inputs.empty() && inputs.front().isObject() && inputs.front().toObjectRef().type()->is_module();
+  // What `tsrepro import` reads: the graph as IR, or, for a graph that reads its module, the
+  // module itself as it is now, whose forward import inlines and lifts.
   const std::string source = scratch + (module_call ? "/model.pt" : "/graph.ir");
   std::vector<std::string> import = {"import", source, "--inputs", scratch + "/inputs.pt", "-o", scratch + "/case"};
   if (module_call) {
@@ -262,7 +279,6 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
     import.insert(import.end(), {"--origins", scratch + "/origins.json"});
   }
   {
-    const std::vector<c10::IValue> arguments(inputs.begin() + (module_call ? 1 : 0), inputs.end());
     const std::vector<char> pickled = torch::jit::pickle_save(c10::ivalue::Tuple::create(arguments));
     std::ofstream(scratch + "/inputs.pt", std::ios::binary).write(pickled.data(), pickled.size());
   }

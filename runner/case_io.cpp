@@ -79,71 +79,6 @@ fs::path temporary_sibling(const fs::path& dir) {
 
 namespace {
 
-const std::string kOwnAttributePrefix = "tsrepro_";
-const std::string kOriginAttributeText = "tsrepro_origin=";
-
-// Takes tsrepro's own attributes out of one printed node line ("aten::relu[tsrepro_origin=17]
-// (%x)" -> "aten::relu(%x)"); returns the origin number it held, if any.
-std::optional<int64_t> strip_own_attributes(std::string& line) {
-  std::optional<int64_t> origin;
-  if (line.find("prim::Constant[") != std::string::npos) return origin;  // never numbered
-  for (size_t at = line.find(kOwnAttributePrefix); at != std::string::npos; at = line.find(kOwnAttributePrefix, at)) {
-    const bool first = at > 0 && line[at - 1] == '[';
-    const bool later = at > 1 && line.compare(at - 2, 2, ", ") == 0;
-    if (!first && !later) {
-      at += kOwnAttributePrefix.size();
-      continue;
-    }
-    const size_t equals = line.find('=', at);
-    size_t end = equals == std::string::npos ? line.size() : equals + 1;
-    while (end < line.size() && (std::isdigit(static_cast<unsigned char>(line[end])) || line[end] == '-')) ++end;
-    if (line.compare(at, kOriginAttributeText.size(), kOriginAttributeText) == 0 && end > equals + 1)
-      origin = std::stoll(line.substr(equals + 1, end - equals - 1));
-    if (later) {
-      line.erase(at - 2, end - at + 2);
-      at -= 2;
-    } else if (line.compare(end, 2, ", ") == 0) {
-      line.erase(at, end + 2 - at);
-    } else {
-      line.erase(at, end - at);
-      if (line.compare(at - 1, 2, "[]") == 0) {
-        line.erase(at - 1, 2);
-        --at;
-      }
-    }
-  }
-  return origin;
-}
-
-// The printer writes a node without outputs as " = prim::If(...)"; parseIR wants no "=" there.
-// A plain scan, not std::regex: this runs twice per query on graphs of 100 KB of text, where
-// libstdc++'s regex took milliseconds.
-std::string print_ir(const torch::jit::Graph& graph, const NodeOrigins* origins) {
-  const std::string printed = graph.toString(false);
-  std::string text;
-  text.reserve(printed.size());
-  std::string line;
-  for (size_t start = 0; start < printed.size();) {
-    const size_t end = std::min(printed.find('\n', start), printed.size());
-    line.assign(printed, start, end - start);
-    const size_t indent = line.find_first_not_of(' ');
-    if (indent != std::string::npos && indent > 0 && line.compare(indent, 2, "= ") == 0)
-      line.erase(indent - 1, 3);  // "<spaces> = rest" becomes "<spaces less one>rest"
-    std::optional<int64_t> number;
-    if (line.find(kOwnAttributePrefix) != std::string::npos) number = strip_own_attributes(line);
-    if (const NodeOrigin* origin = origin_numbered(origins, number)) {
-      // Ours replaces the source-range comment torch prints for nodes inside blocks.
-      const size_t torch_comment = line.find(" # ");
-      if (torch_comment != std::string::npos) line.erase(torch_comment);
-      line += " # " + origin_comment(*origin);
-    }
-    text += line;
-    if (end < printed.size()) text.push_back('\n');
-    start = end + 1;
-  }
-  return text;
-}
-
 // graph.ir's origin comments back into attributes, so that parseIR numbers the nodes again:
 // "%y : Tensor = aten::relu(%x) # ... (node 17)" -> "%y : Tensor = aten::relu[tsrepro_origin=17](%x)".
 std::string numbered_from_comments(const std::string& text) {
@@ -177,12 +112,6 @@ std::string numbered_from_comments(const std::string& text) {
 }
 
 }  // namespace
-
-std::string graph_to_ir(const torch::jit::Graph& graph) { return print_ir(graph, nullptr); }
-
-std::string graph_to_ir_with_origins(const torch::jit::Graph& graph, const NodeOrigins* origins) {
-  return print_ir(graph, origins);
-}
 
 std::shared_ptr<torch::jit::Graph> graph_from_ir(const std::string& text, const std::string& origin) {
   auto graph = std::make_shared<torch::jit::Graph>();

@@ -103,6 +103,31 @@ TEST(Capture, TheGraphStageCapturesTheWholeForwardOfAnUnmodifiedProgram) {
   EXPECT_EQ(repro.exit_code, 1) << repro.describe();
 }
 
+// A model served through torch.jit.optimize_for_inference: frozen, its weights are constants of
+// the graph (IR text cannot hold them) and its module input goes unused (a module saved again
+// with such constants does not load). The constants become inputs of the case, at both stages.
+class CaptureOptimized : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(CaptureOptimized, AFrozenModelsSubjectTakesItsConstantsAsInputsAndIsMinified) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir tmp;
+  const Result r = run_cmd(kPython, {kPlainScript, kRoundBug + "model.pt", kRoundBug + "inputs.pt", "3", "optimize"},
+                           {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=" + GetParam(), "TSREPRO_LEVEL=4"})});
+  EXPECT_EQ(r.exit_code, 0) << r.describe();
+  const std::string run = only_run_dir(tmp / "out");
+  const std::string subject = GetParam() == "graph" ? only_graph_case(run) : only_group_case(run);
+  EXPECT_NE(read_text(subject + "/graph.ir").find("%constant_0 : Float("), std::string::npos)
+      << read_text(subject + "/graph.ir");
+  EXPECT_EQ(read_case_json(subject)["expected_failure"]["kind"], "accuracy");
+  const std::string minified = subject + "-minified/minified";
+  EXPECT_NE(round_line(read_text(minified + "/graph.ir")).find("nnc_round_half_even/make_case.py:"), std::string::npos)
+      << read_text(minified + "/graph.ir");
+  const Result repro = run_cmd(kPython, {minified + "/repro.py"}, {"", 300});
+  EXPECT_EQ(repro.exit_code, 1) << repro.describe();
+}
+
+INSTANTIATE_TEST_SUITE_P(Stages, CaptureOptimized, ::testing::Values("fusion", "graph"));
+
 // A program that trains (the rounding bug's model, its input and parameters requiring grad),
 // captured at `stage` and `level`.
 Result run_training_program(const TempDir& tmp, const std::string& stage, int level) {

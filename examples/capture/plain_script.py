@@ -2,13 +2,15 @@
 it a few times. libtsrepro_capture.so captures what it runs by environment alone:
 
     TSREPRO_AFTER=fusion TSREPRO_LEVEL=4 LD_PRELOAD=build/libtsrepro_capture.so \\
-        /usr/bin/python3 examples/capture/plain_script.py model.pt inputs.pt [calls] [fork|threads|exit]
+        /usr/bin/python3 examples/capture/plain_script.py model.pt inputs.pt [calls] [fork|threads|exit|optimize]
 
 With `fork`, the script forks before its first call and both processes call the model (a program
 that forks: each process's cases go to a run directory of its own). With `threads`, four threads
 call the model at once, CPU fusion off (libtorch 1.13's NNC interpreter fails when two threads
 run kernels at once, with or without tsrepro). With `exit`, the script ends with os._exit(3) right
-after its last call (a program that exits early, skipping every cleanup).
+after its last call (a program that exits early, skipping every cleanup). With `optimize`, it
+serves the model through torch.jit.optimize_for_inference (frozen: the weights become constants
+of the graph, and its module input goes unused).
 
 Like a script that uses NNC on the CPU, it switches CPU fusion on itself (Debian's libtorch has
 no LLVM: NNC then interprets its kernels).
@@ -23,6 +25,8 @@ mode = sys.argv[4] if len(sys.argv) > 4 else ""
 torch._C._jit_override_can_fuse_on_cpu(mode != "threads")
 torch._C._jit_set_te_must_use_llvm_cpu(False)
 model = torch.jit.load(sys.argv[1]).eval()
+if mode == "optimize":
+    model = torch.jit.optimize_for_inference(model)
 inputs = torch.load(sys.argv[2])
 calls = int(sys.argv[3]) if len(sys.argv) > 3 else 3
 child = os.fork() if mode == "fork" else None
