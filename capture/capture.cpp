@@ -157,19 +157,28 @@ thread_local std::vector<std::vector<c10::IValue>> pending;
 thread_local std::unordered_set<uint64_t> claimed_seen_here;
 thread_local std::map<int64_t, std::string> kept_until_done;  // level 3: a passing subject's case
 
+std::vector<c10::IValue>& pending_values(int64_t subject) {
+  if (pending.size() <= static_cast<size_t>(subject)) pending.resize(static_cast<size_t>(subject) + 1);
+  return pending[static_cast<size_t>(subject)];
+}
+
 // Registers a subject and returns its id. Its size is the number of nodes the case will number
 // (node_origin.h's rule: compute nodes, nested blocks included, constants left out).
 int64_t register_subject(const std::string& kind, Graph& graph, bool fusion_group) {
   SubjectRecord record;
   record.fusion_group = fusion_group;
   record.module_subject = !fusion_group && reads_its_module(graph);
-  SubjectGraph printable = ir_subject_graph(graph.copy());
-  record.ir = graph_to_ir(*printable.graph);  // the text parseIR reads (nodes without outputs: no "=")
-  record.lifted = std::move(printable.lifted);
-  record.drops_first_input = printable.drops_first_input;
+  // A module subject's case is the module, saved: its graph is only numbered, for the size.
+  std::shared_ptr<Graph> numbered = graph.copy();
+  if (!record.module_subject) {
+    SubjectGraph printable = ir_subject_graph(numbered);
+    record.ir = graph_to_ir(*printable.graph);  // the text parseIR reads (nodes without outputs: no "=")
+    record.lifted = std::move(printable.lifted);
+    record.drops_first_input = printable.drops_first_input;
+  }
   // Numbered after printing: record_import_origins marks the nodes it numbers.
-  const std::shared_ptr<const NodeOrigins> origins = record_import_origins(*printable.graph);
-  record.origins_json = origins_to_json(*origins).dump();
+  const std::shared_ptr<const NodeOrigins> origins = record_import_origins(*numbered);
+  if (!record.module_subject) record.origins_json = origins_to_json(*origins).dump();
   std::lock_guard<std::mutex> lock(subjects_mutex);
   const int64_t id = static_cast<int64_t>(subjects.size());
   record.what = kind + " " + std::to_string(id) + " (" + std::to_string(origins->size()) + " nodes)";
@@ -349,8 +358,7 @@ const torch::jit::RegisterOperators capture_ops({
           const c10::IValue value = torch::jit::pop(stack);
           const int64_t index = torch::jit::pop(stack).toInt();
           const int64_t subject = torch::jit::pop(stack).toInt();
-          if (pending.size() <= static_cast<size_t>(subject)) pending.resize(static_cast<size_t>(subject) + 1);
-          std::vector<c10::IValue>& values = pending[static_cast<size_t>(subject)];
+          std::vector<c10::IValue>& values = pending_values(subject);
           if (values.size() <= static_cast<size_t>(index)) values.resize(static_cast<size_t>(index) + 1);
           values[static_cast<size_t>(index)] = value;
         },
@@ -359,8 +367,7 @@ const torch::jit::RegisterOperators capture_ops({
         "tsrepro_capture::subject_run(int subject) -> ()",
         [](torch::jit::Stack& stack) {
           const int64_t subject = torch::jit::pop(stack).toInt();
-          if (pending.size() <= static_cast<size_t>(subject)) pending.resize(static_cast<size_t>(subject) + 1);
-          std::vector<c10::IValue>& values = pending[static_cast<size_t>(subject)];
+          std::vector<c10::IValue>& values = pending_values(subject);
           const uint64_t signature = input_signature(subject, values);
           bool seen = claimed_seen_here.count(signature) > 0;
           if (!seen) {

@@ -2,7 +2,7 @@
 
 #include "capture/subject_graph.h"
 
-#include <torch/csrc/jit/ir/constants.h>
+#include "runner/tensor_constants.h"
 
 namespace tsrepro::capture {
 namespace {
@@ -14,14 +14,6 @@ using torch::jit::Value;
 bool is_module_input(const Value* input) {
   const auto type = input->type()->cast<c10::ClassType>();
   return type && type->is_module();
-}
-
-void collect_tensor_constants(torch::jit::Block* block, std::vector<Node*>& out) {
-  for (Node* node : block->nodes()) {
-    if (node->kind() == c10::prim::ConstantMKLDNNTensor) out.push_back(node);
-    if (node->kind() == c10::prim::Constant && node->output()->type()->cast<c10::TensorType>()) out.push_back(node);
-    for (torch::jit::Block* inner : node->blocks()) collect_tensor_constants(inner, out);
-  }
 }
 
 // A tensor type that knows its dtype but not its rank prints as "FloatTensor(...)", which the IR
@@ -50,30 +42,7 @@ SubjectGraph ir_subject_graph(std::shared_ptr<Graph> copy) {
     copy->eraseInput(0);
     subject.drops_first_input = true;
   }
-  std::vector<Node*> constants;
-  collect_tensor_constants(copy->block(), constants);
-  for (Node* constant : constants) {
-    Value* out = constant->output();
-    // A plain name: the constants' own ("self.conv1.bias_fused_bn.1_mkldnn") do not all parse.
-    Value* input = copy->addInput("constant_" + std::to_string(subject.lifted.size()));
-    if (constant->kind() == c10::prim::ConstantMKLDNNTensor) {
-      // The value goes in dense (a file holds no mkldnn tensor); the graph converts it where the
-      // constant was.
-      const at::Tensor mkldnn = constant->t(c10::attr::value);
-      subject.lifted.emplace_back(mkldnn.to_dense());
-      input->setType(c10::TensorType::create(subject.lifted.back().toTensor()));
-      torch::jit::WithInsertPoint here(constant);
-      Value* none = copy->insertConstant(c10::IValue());
-      Node* to_mkldnn = copy->insertNode(copy->create(c10::aten::to_mkldnn, {input, none}));
-      to_mkldnn->output()->setType(out->type());
-      out->replaceAllUsesWith(to_mkldnn->output());
-    } else {
-      subject.lifted.push_back(*torch::jit::toIValue(out));
-      input->setType(out->type());
-      out->replaceAllUsesWith(input);
-    }
-    constant->destroy();
-  }
+  for (const LiftedConstant& constant : lift_tensor_constants(*copy)) subject.lifted.emplace_back(constant.value);
   forget_rankless_tensor_types(copy->block());
   subject.graph = std::move(copy);
   return subject;

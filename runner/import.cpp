@@ -14,6 +14,7 @@
 #include "runner/inputs.h"
 #include "runner/ir_representable.h"
 #include "runner/module_lifting.h"
+#include "runner/tensor_constants.h"
 #include "runner/worker_client.h"
 #include "tsrepro/compare.h"
 #include "tsrepro/error.h"
@@ -252,19 +253,15 @@ std::vector<InputSpec> parse_input_spec(const std::string& text) {
 }
 
 void lift_tensor_constants(Case& c) {
-  const std::vector<Node*> constants = nodes_of_kind(c.graph->block(), c10::prim::Constant);
-  for (Node* node : constants) {
-    if (!node->output()->type()->isSubtypeOf(*c10::TensorType::get())) continue;
-    at::Tensor value = torch::jit::toIValue(node->output())->toTensor();
-    Value* input = c.graph->addInput("const_" + std::to_string(c.inputs.size()));
-    input->setType(c10::TensorType::get());
-    node->output()->replaceAllUsesWith(input);
-    node->destroy();
-    InputSpec spec = spec_from_value(input->debugName(), value);
+  for (const LiftedConstant& constant : lift_tensor_constants(*c.graph)) {
+    // A case's input is named by its place among them, and typed as plain tensors are.
+    constant.input->setDebugName("const_" + std::to_string(c.inputs.size()));
+    constant.input->setType(c10::TensorType::get());
+    InputSpec spec = spec_from_value(constant.input->debugName(), constant.value);
     spec.lifted = true;
     spec.lifted_from = "constant";
     c.inputs.push_back(spec);
-    if (c.values) c.values->push_back(value);
+    if (c.values) c.values->push_back(constant.value);
   }
 }
 
