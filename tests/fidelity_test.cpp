@@ -12,6 +12,7 @@
 #include "tests/support/files.h"
 #include "tests/support/paths.h"
 #include "tests/support/process.h"
+#include "tests/support/real_bugs.h"
 
 namespace {
 
@@ -90,18 +91,16 @@ Source chain(const std::string& fault, const std::string& ops, const std::string
   return {label, kChain, kChainInputs, "inject:" + fault + "@" + ops, timeout};
 }
 
-Source bug(const std::string& name, const std::string& backend) {
-  const std::string dir = kSourceDir + "/examples/bugs/" + name + "/";
-  return {name, dir + "model.pt", dir + "inputs.pt", backend};
+// The inject faults, then every real bug that reproduces on this libtorch (examples/bugs/bugs.json).
+std::vector<Source> sources() {
+  std::vector<Source> all = {chain("compile-error", "aten::relu+aten::tanh"), chain("runtime-error", "aten::relu"),
+                             chain("accuracy", "aten::relu"),           chain("abort", "aten::relu"),
+                             chain("segfault", "aten::relu"),           chain("hang", "aten::relu", "2")};
+  for (const RealBug& bug : real_bugs_here()) all.push_back({bug.name, bug.dir() + "model.pt", bug.dir() + "inputs.pt", bug.backend});
+  return all;
 }
 
-INSTANTIATE_TEST_SUITE_P(Sources, ReproFidelity,
-                         ::testing::Values(chain("compile-error", "aten::relu+aten::tanh"),
-                                           chain("runtime-error", "aten::relu"), chain("accuracy", "aten::relu"),
-                                           chain("abort", "aten::relu"), chain("segfault", "aten::relu"),
-                                           chain("hang", "aten::relu", "2"), bug("nnc_round_half_even", "nnc"),
-                                           bug("nnc_frac_negative", "nnc"), bug("ofi_addmm_chain", "ofi"),
-                                           bug("ofi_mkldnn_clamp_blocked", "ofi")),
+INSTANTIATE_TEST_SUITE_P(Sources, ReproFidelity, ::testing::ValuesIn(sources()),
                          [](const auto& info) { return info.param.label; });
 
 }  // namespace

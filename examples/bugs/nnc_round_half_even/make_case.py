@@ -85,7 +85,7 @@ def main():
     torch._C._set_graph_executor_optimize(True)
     torch._C._jit_set_texpr_fuser_enabled(True)
     torch._C._jit_override_can_fuse_on_cpu(True)
-    torch._C._jit_set_te_must_use_llvm_cpu(False)
+    torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())  # interpreter only without LLVM
     nnc_model = torch.jit.load(os.path.join(HERE, "model.pt"))
     with torch.no_grad():
         for _ in range(3):

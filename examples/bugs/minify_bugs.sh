@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Minifies the real bugs of examples/bugs/ (all of bugs.json, or the names given) with a built
+# tsrepro and keeps each one's minified repro.py as examples/bugs/NAME/minified/repro.py: the
+# reproducer a user of that libtorch would paste into an issue. Run on the libtorch a bug was found
+# on; on another, the same file says whether the bug is still there (exit 1) or gone (exit 0).
+#   examples/bugs/minify_bugs.sh [NAME ...]        (from the repository root, after scripts/build.sh)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+tsrepro="${TSREPRO_BUILD_DIR:-build}/tsrepro"
+catalogue=examples/bugs/bugs.json
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+  mapfile -t names < <(/usr/bin/python3 -c 'import json, sys; [print(b["name"]) for b in json.load(open(sys.argv[1]))["bugs"]]' "$catalogue")
+fi
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+for name in "${names[@]}"; do
+  backend=$(/usr/bin/python3 -c 'import json, sys; print(next(b["backend"] for b in json.load(open(sys.argv[1]))["bugs"] if b["name"] == sys.argv[2]))' "$catalogue" "$name")
+  bug=examples/bugs/$name
+  "$tsrepro" import "$bug/model.pt" --inputs "$bug/inputs.pt" -o "$work/$name.case" >/dev/null
+  "$tsrepro" minify "$work/$name.case" --backend "$backend" -o "$work/$name.out" -j 2 >/dev/null
+  rm -rf "$bug/minified"
+  mkdir -p "$bug/minified"
+  cp "$work/$name.out/minified/repro.py" "$bug/minified/"
+  # A repro.py whose inputs are too large to write into it reads them from inputs.pt beside it.
+  if grep -q "def saved_inputs" "$bug/minified/repro.py"; then cp "$work/$name.out/minified/inputs.pt" "$bug/minified/"; fi
+  echo "$name: $bug/minified/repro.py ($(wc -l <"$bug/minified/repro.py") lines)"
+done

@@ -1,0 +1,57 @@
+#!/usr/bin/env python3
+# [JIT][NNC] aten::round + aten::to raise RuntimeError under the TensorExpr fuser
+# Made by tsrepro 0.1.0 (libtorch 1.13.0, AMD EPYC); expected failure: exception (exception:run:RuntimeError: Invalid integral op_type: N).
+# Command: build/tsrepro minify /tmp/tmp.FlyEtjRskE/nnc_round_int_lowering.case --backend nnc -o /tmp/tmp.FlyEtjRskE/nnc_round_int_lowering.out -j 2
+# Its nodes came from: aten::round at /work/main/examples/bugs/nnc_round_int_lowering/make_case.py:52 (size, node 26); aten::to at /work/main/examples/bugs/nnc_round_int_lowering/make_case.py:53 (size, node 27)
+# Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
+import signal
+import sys
+
+import torch
+
+GRAPH = torch._C.parse_ir(
+    "graph(%0 : Tensor):\n"
+    "  %1 : int = prim::Constant[value=6]()\n"
+    "  %2 : bool = prim::Constant[value=0]()\n"
+    "  %3 : NoneType = prim::Constant()\n"
+    "  %4 : Tensor = aten::round(%0)\n"
+    "  %5 : Tensor = aten::to(%4, %1, %2, %2, %3)\n"
+    "  return (%5)\n")
+INPUTS = [
+    torch.tensor([[5]], dtype=torch.int64),
+]
+
+
+def fresh(value, fp64=False):  # a copy on DEVICE for one run (ops may mutate inputs); fp64: floats as float64
+    if isinstance(value, (list, tuple)):
+        return type(value)(fresh(v, fp64) for v in value)
+    wide = fp64 and isinstance(value, torch.Tensor) and value.is_floating_point()
+    return value.detach().to("cpu", torch.float64 if wide else None, copy=True) if torch.is_tensor(value) else value
+
+
+def leaves(v): return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple)) else [i])]  # flattened
+
+
+def reference(inputs):  # eager: TorchScript's interpreter, without optimization passes
+    return torch._C._jit_interpret_graph(GRAPH.copy(), tuple(inputs))
+
+
+def backend(inputs):  # nnc: the profiling executor with the TensorExpr fuser forced on for the CPU
+    torch._C._jit_override_can_fuse_on_cpu(True)
+    torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())  # NNC's interpreter only without LLVM
+    function = torch._C._create_function_from_graph("repro", GRAPH.copy())
+    function(*fresh(inputs))  # the profiling run (PyTorch profiles one); the next call compiles the graph
+    return function(*inputs)
+
+
+if __name__ == "__main__":
+    ref = None
+    try:
+        ref = leaves([reference(fresh(INPUTS))])  # the reference runs first: it is healthy
+        signal.alarm(300)  # tsrepro counts a slower backend as hung: SIGALRM ends it
+        res = leaves([backend(fresh(INPUTS))])  # a crash is left to happen
+    except Exception as error:  # in the reference, the repro cannot run here (exit 2)
+        print("%s raised %s: %s" % ("reference" if ref is None else "backend", type(error).__name__, error))
+        sys.exit(2 if ref is None else 1)
+    print("the backend ran without failing (expected: %s)" % "exception")
+    sys.exit(0)

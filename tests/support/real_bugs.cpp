@@ -1,0 +1,37 @@
+// real_bugs.h
+
+#include "tests/support/real_bugs.h"
+
+#include <algorithm>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/support/files.h"
+#include "tests/support/paths.h"
+
+namespace tsrepro_test {
+
+std::string RealBug::dir() const { return kSourceDir + "/examples/bugs/" + name + "/"; }
+
+std::string torch_line() { return TSREPRO_TORCH_LINE; }
+
+std::vector<RealBug> all_real_bugs() {
+  const nlohmann::json catalogue = nlohmann::json::parse(read_text(kSourceDir + "/examples/bugs/bugs.json"));
+  std::vector<RealBug> bugs;
+  for (const nlohmann::json& entry : catalogue.at("bugs")) {
+    const std::vector<std::string> lines = entry.at("reproduces_on").get<std::vector<std::string>>();
+    bugs.push_back({entry.at("name"), entry.at("backend"), entry.at("kind"), entry.at("op"),
+                    std::find(lines.begin(), lines.end(), torch_line()) != lines.end()});
+  }
+  return bugs;
+}
+
+std::vector<RealBug> real_bugs_here(const std::string& backend, const std::string& kind) {
+  std::vector<RealBug> here;
+  for (const RealBug& bug : all_real_bugs())
+    if (bug.reproduces_here && (backend.empty() || bug.backend == backend) && (kind.empty() || bug.kind == kind))
+      here.push_back(bug);
+  return here;
+}
+
+}  // namespace tsrepro_test

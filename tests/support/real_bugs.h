@@ -1,0 +1,31 @@
+#pragma once
+// The real bugs of examples/bugs/, as examples/bugs/bugs.json lists them: which backend shows
+// each, the verdict kind, its op, and whether it reproduces on the libtorch these tests were built
+// against (its major.minor, from CMake's find_package(Torch)). Torch-free.
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace tsrepro_test {
+
+struct RealBug {
+  std::string name;     // examples/bugs/<name>/
+  std::string backend;  // nnc, ofi
+  std::string kind;     // accuracy, exception, crash
+  std::string op;       // the op at its heart, e.g. aten::round
+  bool reproduces_here;
+
+  std::string dir() const;  // examples/bugs/<name>/ (with the slash)
+};
+
+inline void PrintTo(const RealBug& bug, std::ostream* os) { *os << bug.name << " under " << bug.backend; }
+
+// "1.13", "2.6": the libtorch line of this build.
+std::string torch_line();
+
+// Every bug of the catalogue, in its order.
+std::vector<RealBug> all_real_bugs();
+// Those that reproduce on this build's libtorch; with `backend` / `kind` given, only those.
+std::vector<RealBug> real_bugs_here(const std::string& backend = "", const std::string& kind = "");
+}  // namespace tsrepro_test
