@@ -305,7 +305,7 @@ def check_te_fusion(module, inputs):
     old_te = torch._C._jit_texpr_fuser_enabled()
     try:
         torch._C._jit_override_can_fuse_on_cpu(True)
-        torch._C._jit_set_te_must_use_llvm_cpu(False)
+        torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())  # interpreter only without LLVM
         torch._C._jit_set_texpr_fuser_enabled(True)
         m = copy.deepcopy(module)
         with torch.no_grad():

@@ -34,8 +34,10 @@ std::string input_name_for_path(const std::string& path) {
 }
 
 bool all_tensors(const c10::List<c10::IValue>& list) {
-  for (const c10::IValue& item : list)
-    if (!item.isTensor()) return false;
+  // By index: a c10::List's iterator yields proxies, and a reference bound to one dangles (gcc 14
+  // warns), while a copy of each is what gcc 12 warns about.
+  for (size_t i = 0; i < list.size(); ++i)
+    if (!list.get(i).isTensor()) return false;
   return true;
 }
 

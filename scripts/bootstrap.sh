@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs what tsrepro needs from Debian 12's archive, and nothing that is already there.
+# Installs what tsrepro needs from Debian's archive, and nothing that is already there: on Debian 12
+# (bookworm) libtorch 1.13.1 and gcc 12, on Debian 13 (trixie) libtorch 2.6.0 and gcc 14 (the
+# package names are the same; scripts/test-debian13.sh runs the tests in a Debian 13 root).
 # Safe to run again and again (idempotent); needs root or sudo when something is missing.
 set -euo pipefail
 
 packages=(
   build-essential cmake
-  libtorch-dev            # libtorch 1.13.1: TorchScript IR, interpreter, profiling executor, NNC
+  libtorch-dev            # libtorch 1.13.1 / 2.6.0: TorchScript IR, interpreter, profiling executor, NNC
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
   libboost-dev libboost-filesystem-dev   # Boost.Process (header-only) + the filesystem it links
   libgtest-dev

@@ -135,7 +135,7 @@ Result run_training_program(const TempDir& tmp, const std::string& stage, int le
   write_text(script,
              "import sys, torch\n"
              "torch._C._jit_override_can_fuse_on_cpu(True)\n"
-             "torch._C._jit_set_te_must_use_llvm_cpu(False)\n"
+             "torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())\n"
              "model = torch.jit.load(sys.argv[1])\n"
              "x, hi, lo = torch.load(sys.argv[2])\n"
              "x = x.clone().requires_grad_()\n"

@@ -38,7 +38,11 @@ int main(int argc, char** argv) {
   }
   const int calls = argc > 3 ? std::atoi(argv[3]) : 3;
   torch::jit::overrideCanFuseOnCPU(true);
-  torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = false;
+  try {  // LLVM kernels where this libtorch has LLVM
+    torch::jit::tensorexpr::RegisterCodeGenList::GetInstance().FindStmtFactoryMethod("llvm_codegen");
+  } catch (const std::runtime_error&) {  // none (Debian 12's libtorch): NNC interprets its kernels
+    torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = false;
+  }
   torch::jit::Module module = torch::jit::load(argv[1]);
   module.eval();
   const std::vector<c10::IValue> inputs = read_inputs(argv[2]);

@@ -12,8 +12,8 @@ after its last call (a program that exits early, skipping every cleanup). With `
 serves the model through torch.jit.optimize_for_inference (frozen: the weights become constants
 of the graph, and its module input goes unused).
 
-Like a script that uses NNC on the CPU, it switches CPU fusion on itself (Debian's libtorch has
-no LLVM: NNC then interprets its kernels).
+Like a script that uses NNC on the CPU, it switches CPU fusion on itself (where the libtorch has no
+LLVM, Debian 12's, NNC then interprets its kernels).
 """
 import os
 import sys
@@ -23,7 +23,7 @@ import torch
 
 mode = sys.argv[4] if len(sys.argv) > 4 else ""
 torch._C._jit_override_can_fuse_on_cpu(mode != "threads")
-torch._C._jit_set_te_must_use_llvm_cpu(False)
+torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())  # NNC's interpreter only without LLVM
 model = torch.jit.load(sys.argv[1]).eval()
 if mode == "optimize":
     model = torch.jit.optimize_for_inference(model)

@@ -111,11 +111,12 @@ def run_directory(root):
 
 # --- running the module the way the backend would, in this process ------------------------------
 
-def _jit_switches(fuse_on_cpu):
-    torch._C._jit_override_can_fuse_on_cpu(fuse_on_cpu)
+def _force_nnc_on_cpu():
+    """The nnc backend's switches; jit leaves torch's defaults alone, as a program that sets none
+    gets them (CPU fusion is off by default in 1.13 without LLVM, on in 2.6 with LLVM)."""
+    torch._C._jit_override_can_fuse_on_cpu(True)
     torch._C._jit_set_texpr_fuser_enabled(True)
-    if hasattr(torch._C, "_jit_set_te_must_use_llvm_cpu"):
-        torch._C._jit_set_te_must_use_llvm_cpu(False)
+    torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())  # NNC's interpreter only without LLVM
 
 
 def _inject_spec(backend):
@@ -177,7 +178,8 @@ class _InProcessBackend:
             if self.ofi is None:
                 self.ofi = torch.jit.optimize_for_inference(torch.jit.freeze(self.module.eval()))
             return self.ofi(*inputs)
-        _jit_switches(fuse_on_cpu=self.backend == "nnc")
+        if self.backend == "nnc":
+            _force_nnc_on_cpu()
         out = self.module(*inputs)
         return _perturbed(out) if self.fault == "accuracy" else out
 

@@ -11,6 +11,7 @@
 #include "runner/backends/profiling_executor.h"
 #include "runner/written_inputs.h"
 #include "tsrepro/error.h"
+#include "tsrepro/torch_compat.h"
 
 // Declared in torch/csrc/jit/codegen/fuser/interface.h, which Debian's libtorch-dev does not ship.
 namespace torch::jit {
@@ -81,13 +82,13 @@ ScopedJitSwitches::ScopedJitSwitches(const JitSwitches& s)
   torch::jit::getExecutorMode() = true;
   torch::jit::getProfilingMode() = true;
   torch::jit::setGraphExecutorOptimize(true);
-  torch::jit::overrideCanFuseOnCPU(s.fuse_on_cpu);
+  if (s.fuse_on_cpu) torch::jit::overrideCanFuseOnCPU(*s.fuse_on_cpu);
   torch::jit::setTensorExprFuserEnabled(s.te_fuser);
   torch::jit::debugSetFusionGroupInlining(s.fusion_group_inlining);
   torch::jit::setTensorExprDynamicShapeFusionEnabled(s.dynamic_shape_fusion);
   torch::jit::setTexprReductionsEnabled(s.reductions);
-  // This libtorch has no LLVM: NNC's kernels must fall back to its IR interpreter.
-  torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = false;
+  // NNC as users run it: LLVM kernels where this libtorch has LLVM, its IR interpreter where not.
+  if (!nnc_has_llvm()) torch::jit::tensorexpr::getTEMustUseLLVMOnCPU() = false;
   if (s.strategy) {
     torch::jit::FusionStrategy strategy = {
         {*s.strategy == "dynamic" ? torch::jit::FusionBehavior::DYNAMIC : torch::jit::FusionBehavior::STATIC, 2}};

@@ -18,7 +18,9 @@ namespace tsrepro {
 // The process-wide JIT switches a backend needs. They are applied around every compile and run
 // and restored after, because one worker serves many backends in turn.
 struct JitSwitches {
-  bool fuse_on_cpu = false;  // overrideCanFuseOnCPU: NNC on the CPU
+  // overrideCanFuseOnCPU: NNC on the CPU. Unset: libtorch's own default, as a program that never
+  // calls it gets (off in 1.13 without LLVM, on in 2.6 with LLVM: jit and ofi fuse there too).
+  std::optional<bool> fuse_on_cpu;
   bool te_fuser = true;      // setTensorExprFuserEnabled
   bool fusion_group_inlining = true;
   bool dynamic_shape_fusion = false;

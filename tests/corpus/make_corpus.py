@@ -932,7 +932,7 @@ class NncFlags:
                     torch._C._jit_get_te_must_use_llvm_cpu())
         torch._C._jit_set_texpr_fuser_enabled(True)
         torch._C._jit_override_can_fuse_on_cpu(True)
-        torch._C._jit_set_te_must_use_llvm_cpu(False)
+        torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())  # interpreter only without LLVM
         return self
 
     def __exit__(self, *exc):

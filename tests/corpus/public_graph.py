@@ -20,7 +20,7 @@ import torch
 def main(model_path, inputs_path, backend):
     inputs = torch.load(inputs_path)
     module = torch.jit.load(model_path)  # in the mode it was saved in, as the program runs it
-    torch._C._jit_set_te_must_use_llvm_cpu(False)  # a libtorch without LLVM: NNC's interpreter
+    torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())  # NNC's interpreter only without LLVM
     if backend == "nnc":
         torch._C._jit_set_texpr_fuser_enabled(True)
         torch._C._jit_override_can_fuse_on_cpu(True)
