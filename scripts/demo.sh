@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job on a bundled example, on a fresh Debian 12 machine: install what is missing,
+# The main job on a bundled example, on a fresh Debian 12 or 13 machine: install what is missing,
 # build, import a ~120-node TorchScript model, show what tsrepro says about it under a healthy
 # backend (NNC) and under a backend that crashes on aten::relu, minify that crash, then minify a
 # real NNC miscompile and run its repro.py with stock PyTorch.
