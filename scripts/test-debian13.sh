@@ -51,7 +51,6 @@ if [ ! -f "$ready_marker" ]; then
   rm -rf "$root.partial"
   debootstrap --variant=minbase trixie "$root.partial" "$mirror" >"$root.debootstrap.log" 2>&1 ||
     die "debootstrap failed: see $root.debootstrap.log"
-  cp /etc/resolv.conf "$root.partial/etc/resolv.conf" 2>/dev/null || true
   touch "$root.partial/.tsrepro-root-ready"
   mv "$root.partial" "$root"
 fi

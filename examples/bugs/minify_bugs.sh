@@ -8,14 +8,21 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 tsrepro="${TSREPRO_BUILD_DIR:-build}/tsrepro"
 catalogue=examples/bugs/bugs.json
-names=("$@")
-if [ ${#names[@]} -eq 0 ]; then
-  mapfile -t names < <(/usr/bin/python3 -c 'import json, sys; [print(b["name"]) for b in json.load(open(sys.argv[1]))["bugs"]]' "$catalogue")
-fi
+# "name backend" per bug of the catalogue, those named on the command line only when some are.
+listed=$(/usr/bin/python3 -c '
+import json, sys
+bugs, wanted = json.load(open(sys.argv[1]))["bugs"], sys.argv[2:]
+unknown = set(wanted) - {bug["name"] for bug in bugs}
+if unknown:
+    sys.exit("minify_bugs.sh: not in %s: %s" % (sys.argv[1], ", ".join(sorted(unknown))))
+for bug in bugs:
+    if not wanted or bug["name"] in wanted:
+        print(bug["name"], bug["backend"])' "$catalogue" "$@")
+mapfile -t bugs <<<"$listed"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-for name in "${names[@]}"; do
-  backend=$(/usr/bin/python3 -c 'import json, sys; print(next(b["backend"] for b in json.load(open(sys.argv[1]))["bugs"] if b["name"] == sys.argv[2]))' "$catalogue" "$name")
+for entry in "${bugs[@]}"; do
+  read -r name backend <<<"$entry"
   bug=examples/bugs/$name
   "$tsrepro" import "$bug/model.pt" --inputs "$bug/inputs.pt" -o "$work/$name.case" >/dev/null
   "$tsrepro" minify "$work/$name.case" --backend "$backend" -o "$work/$name.out" -j 2 >/dev/null

@@ -93,6 +93,12 @@ NOT_COMPARED = {"prim::Constant", "prim::GetAttr", "prim::TypeCheck", "prim::Req
 PUBLIC_GRAPH_BACKENDS = {"jit", "nnc", "ofi"}
 HANG_SECONDS = 60  # what an expected hang gets from tsrepro run and repro.py
 PUBLIC_HANG_SECONDS = 2 * HANG_SECONDS
+
+
+def timeout_args(verdict):
+    """A run that hangs (or is expected to) is given a short while, not tsrepro's 300 s; the
+    repro.py it saves inherits it."""
+    return ["--timeout", str(HANG_SECONDS)] if verdict == "timeout" else []
 # Where the module's own executor cannot run what a standalone graph runs. A call through an
 # interface stays a prim::CallMethod in the module's executed graph (its body runs in the callee's
 # executor); a case has no module to call, so tsrepro inlines the concrete submodule's body.
@@ -192,10 +198,8 @@ class ModelRun:
 
     def check_backend(self, case_dir, backend):
         wanted = EXPECTED_FAILURES.get((self.name, backend), {}).get(self.args.torch_line, "pass")
-        # A run expected to hang is given a short while (its repro.py inherits it), not 300 s.
-        hang = ["--timeout", str(HANG_SECONDS)] if wanted == "timeout" else []
-        done, _ = run([self.args.tsrepro, "run", case_dir, "--backend", backend, "--json", "--explain-backend"] + hang,
-                      self.args.timeout)
+        done, _ = run([self.args.tsrepro, "run", case_dir, "--backend", backend, "--json", "--explain-backend"]
+                      + timeout_args(wanted), self.args.timeout)
         try:
             verdict = json.loads(done.stdout)
             status = verdict["status"]
@@ -213,8 +217,8 @@ class ModelRun:
         """A backend that fails: the case's own repro.py (which runs the public API) must fail too."""
         copy = os.path.join(self.args.work, self.name, f"{backend}-repro")
         shutil.copytree(case_dir, copy)
-        hang = ["--timeout", str(HANG_SECONDS)] if status == "timeout" else []
-        run([self.args.tsrepro, "run", copy, "--backend", backend, "--save-repro"] + hang, self.args.timeout)
+        run([self.args.tsrepro, "run", copy, "--backend", backend, "--save-repro"] + timeout_args(status),
+            self.args.timeout)
         repro, _ = run([sys.executable, os.path.join(copy, "repro.py")], self.args.timeout)
         if repro.returncode != 1 and repro.returncode >= 0:  # below 0: a crash the short repro left to happen
             self.fail(f"repro.py of the {backend} failure",
