@@ -8,6 +8,7 @@
 // Everything taken from the case goes through repro/python_literal.h or python_value_literal.h:
 // no case can inject code into the script.
 
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -113,8 +114,10 @@ std::string ofi_section(const Case& c, const std::string& role, const BackendOpt
                        flags);
 }
 
-std::string inject_section(const InjectPlan& plan, const std::string& spec, const std::string& role) {
-  const InjectSection parts = inject_section_parts(plan);
+std::string inject_section(const InjectPlan& plan, const std::string& spec, const std::string& role,
+                           bool empty_inputs) {
+  InjectSection parts = inject_section_parts(plan);
+  if (empty_inputs && parts.flags.erase("returns")) parts.flags.insert("returns_empty_inputs");
   return fill_template(templates::repro_py_backend_inject,
                        {{"ROLE", role},
                         {"SPEC", python_comment_text(spec)},
@@ -124,14 +127,24 @@ std::string inject_section(const InjectPlan& plan, const std::string& spec, cons
                        parts.flags);
 }
 
+// Whether an input is an empty list or dict, whose type torch._C._jit_interpret_graph cannot
+// infer from the value: the interpreted sections then build it in the graph (interpretable.py).
+bool has_empty_container_input(const std::vector<c10::IValue>& inputs) {
+  return std::any_of(inputs.begin(), inputs.end(), [](const c10::IValue& v) {
+    return (v.isList() && v.toListRef().empty()) || (v.isGenericDict() && v.toGenericDict().empty());
+  });
+}
+
 std::string backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
-                            const std::string& role, const std::optional<InjectPlan>& plan) {
+                            const std::string& role, const std::optional<InjectPlan>& plan, bool empty_inputs) {
   const std::string family = backend_family(spec);
-  if (family == "eager") return fill_template(templates::repro_py_backend_eager, {{"ROLE", role}});
+  TemplateFlags interpreter_flags;
+  if (empty_inputs) interpreter_flags.insert("empty_inputs");
+  if (family == "eager") return fill_template(templates::repro_py_backend_eager, {{"ROLE", role}}, interpreter_flags);
   if (family == "jit") return fill_template(templates::repro_py_backend_jit, {{"ROLE", role}});
   if (family == "nnc") return nnc_section(role, options);
   if (family == "ofi") return ofi_section(c, role, options);
-  return inject_section(*plan, spec, role);
+  return inject_section(*plan, spec, role, empty_inputs);
 }
 
 }  // namespace
@@ -194,8 +207,11 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const std::op
     if (inline_module) values["CASE_MODULE_BYTES"] = python_bytes_lines(*case_module, "    ");
     if (!inline_module) flags.insert("os");
   }
-  append_section(sections, backend_section(c, s.run.ref, {}, "reference", std::nullopt), 2);
-  append_section(sections, backend_section(c, s.run.backend, s.run.backend_options, "backend", plan), 2);
+  const bool empty_inputs = has_empty_container_input(reproducer_input_values(c, s));
+  if (empty_inputs) append_section(sections, std::string(templates::repro_py_interpretable), 2);
+  append_section(sections, backend_section(c, s.run.ref, {}, "reference", std::nullopt, empty_inputs), 2);
+  append_section(sections, backend_section(c, s.run.backend, s.run.backend_options, "backend", plan, empty_inputs),
+                 2);
   // Only an accuracy failure needs the comparison: for the others the exit status does not depend on it.
   if (s.expected_kind == "accuracy") {
     flags.insert("accuracy");

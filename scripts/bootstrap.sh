@@ -13,6 +13,7 @@ packages=(
   libgtest-dev
   python3-torch           # /usr/bin/python3 with torch: example models, repro.py checks
   python3-torchvision     # the real-model corpus (torchvision.models, random weights, nothing downloaded)
+  python3-torchaudio      # the real-model corpus (torchaudio.models, random weights, nothing downloaded)
   pyflakes3               # the Python lint the tests run (ctest -R lint)
 )
 

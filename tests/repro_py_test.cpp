@@ -339,6 +339,33 @@ TEST(ReproPy, AFaultOnAnOpTheGraphLacksDoesNotFire) {
   EXPECT_NE(r.output.find("the backend ran without failing"), std::string::npos) << r.output;
 }
 
+// An empty list or dict input: torch._C._jit_interpret_graph cannot infer its type from the value,
+// so the interpreted sections build it in the graph (repro/templates/repro_py/interpretable.py).
+TEST(ReproPy, EmptyListAndDictInputsRunInTheInterpreter) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  const Case c = testing::case_from_ir(
+      "graph(%xs : Tensor[], %names : Dict(str, Tensor), %x : Tensor):\n"
+      "  %dim : int = prim::Constant[value=0]()\n"
+      "  %appended : Tensor[] = aten::append(%xs, %x)\n"
+      "  %count : int = aten::len(%names)\n"
+      "  %joined : Tensor = aten::cat(%xs, %dim)\n"
+      "  %y : Tensor = aten::add(%joined, %count, %dim)\n"
+      "  return (%y)\n",
+      {c10::List<at::Tensor>(), c10::impl::GenericDict(c10::StringType::get(), c10::TensorType::get()),
+       torch::tensor({1.0F, 2.0F})});
+  struct Run {
+    std::string backend, expected_kind;
+    int exit_code;
+  };
+  for (const Run& run : {Run{"inject:accuracy@aten::cat", "accuracy", 1},
+                         Run{"inject:runtime-error@aten::cat", "exception", 1}, Run{"jit", "accuracy", 0}}) {
+    testing::TempDir dir;
+    const ShellResult r = run_repro(write_repro(c, settings_for(run.backend, run.expected_kind), dir / "case"));
+    EXPECT_EQ(r.exit_code, run.exit_code) << run.backend << "\n" << r.output;
+    EXPECT_EQ(r.output.find("reference raised"), std::string::npos) << run.backend << "\n" << r.output;
+  }
+}
+
 struct HealthyRun {
   std::string model;
   std::string backend;

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Generate tsrepro's real-model test corpus.
 
-Run with Debian's Python (it has torch 1.13 and torchvision 0.14; the
+Run with Debian's Python (it has torch, torchvision and torchaudio; the
 `python3` first on PATH may not):
 
     /usr/bin/python3 tests/corpus/make_corpus.py OUT_DIR [NAME ...]
@@ -24,7 +24,7 @@ For every model NAME it writes OUT_DIR/NAME/:
   expected.pt   torch.save((out,)): a one-element tuple holding what the
                 scripted module returned on inputs.pt under torch.no_grad()
                 (a NamedTuple output is stored as a plain tuple)
-  info.json     name; family ("torchvision" or "construct"); forward
+  info.json     name; family ("torchvision", "torchaudio" or "construct"); forward
                 schema; input (description) and input_note (why this
                 size); output; non_constant_nodes (nodes of the inlined
                 forward graph that are not prim::Constant, counted through
@@ -387,6 +387,202 @@ def tv_vit_tiny():
             "VisionTransformer(%s); it accepts exactly its image_size. "
             "16x16 with 8x8 patches gives 4 patches + the class token"
             % ", ".join("%s=%s" % kv for kv in VIT_CONFIG.items()))
+
+
+# ---------------------------------------------------------------------------
+# torchaudio models
+#
+# Every model class torchaudio.models defines that torch.jit.script accepts,
+# each at a tiny configuration (a few thousand parameters: the graph is the
+# model's, only the widths are small) and the shortest input it takes. Left
+# out, because torch.jit.script refuses them in torchaudio itself:
+#   DeepSpeech  calls hardtanh(x, 0, 20) with int bounds (the schema wants
+#               float) in its forward
+#   HDemucs     adds an Optional[Tensor] without refining it
+#   SquimSubjective  is scriptable, but builds a full wav2vec2_base
+#               (95M parameters) inside, whatever the configuration
+# Models a torchaudio version lacks (WavLM and SquimObjective are newer than
+# Debian 12's 0.13) are left out of the registry on that version.
+# ---------------------------------------------------------------------------
+
+def audio(*shape):
+    """A random waveform or feature tensor, drawn after the weights."""
+    return torch.randn(*shape)
+
+
+def ta_wav2letter():
+    import torchaudio.models as A
+    m = A.Wav2Letter(num_classes=NUM_CLASSES, input_type="waveform",
+                     num_features=1)
+    return (m, (audio(1, 1, 400),),
+            ["aten::conv1d", "aten::relu_", "aten::log_softmax",
+             "waveform front end (stride-160 conv1d)"],
+            "400 samples: the smallest the stride-160, kernel-250 first "
+            "convolution and the kernel-32 one after it take")
+
+
+def ta_conv_tasnet():
+    import torchaudio.models as A
+    m = A.ConvTasNet(num_sources=2, enc_kernel_size=4, enc_num_feats=8,
+                     msk_kernel_size=3, msk_num_feats=8,
+                     msk_num_hidden_feats=8, msk_num_layers=2,
+                     msk_num_stacks=1)
+    return (m, (audio(1, 1, 32),),
+            ["aten::conv1d", "aten::conv_transpose1d", "aten::group_norm",
+             "aten::prelu", "aten::sigmoid", "aten::remainder",
+             "input padded to a multiple of the stride (zeros + cat)",
+             "temporal convolution network mask (dilated depthwise conv1d)"],
+            "32 samples (a multiple of the encoder stride, so no padding "
+            "branch is special)")
+
+
+def wav2vec2_config(**extra):
+    """The smallest wav2vec2-family encoder: two feature-extractor
+    convolutions, two transformer layers of width 16, no dropout."""
+    config = dict(extractor_conv_layer_config=[(8, 10, 5), (8, 3, 2)],
+                  extractor_conv_bias=False, encoder_embed_dim=16,
+                  encoder_projection_dropout=0.0, encoder_pos_conv_kernel=4,
+                  encoder_pos_conv_groups=2, encoder_num_layers=2,
+                  encoder_num_heads=2, encoder_attention_dropout=0.0,
+                  encoder_ff_interm_features=32,
+                  encoder_ff_interm_dropout=0.0, encoder_dropout=0.0,
+                  encoder_layer_drop=0.0, aux_num_out=NUM_CLASSES)
+    config.update(extra)
+    return config
+
+
+def ta_wav2vec2():
+    import torchaudio.models as A
+    m = A.wav2vec2_model(**wav2vec2_config(
+        extractor_mode="group_norm", encoder_layer_norm_first=False))
+    return (m, (audio(1, 64),),
+            ["aten::conv1d", "aten::group_norm", "aten::gelu",
+             "aten::layer_norm", "aten::linear", "aten::softmax",
+             "aten::matmul", "prim::If", "aten::rand",
+             "layer drop (aten::rand) in a training-only branch",
+             "convolutional positional embedding (weight_norm removed when "
+             "scripted, as torchaudio does)",
+             "Optional lengths argument left None"],
+            "64 samples: 11 frames after the 10/5 and 3/2 convolutions")
+
+
+def ta_hubert():
+    import torchaudio.models as A
+    m = A.wav2vec2_model(**wav2vec2_config(
+        extractor_mode="layer_norm", encoder_layer_norm_first=True))
+    return (m, (audio(1, 64),),
+            ["aten::conv1d", "aten::layer_norm", "aten::gelu",
+             "aten::transpose",
+             "HuBERT/wav2vec2-large layout: layer-norm feature extractor, "
+             "pre-norm transformer"],
+            "64 samples, as wav2vec2")
+
+
+def ta_wavlm():
+    import torchaudio.models as A
+    m = A.wavlm_model(**wav2vec2_config(
+        extractor_mode="group_norm", encoder_layer_norm_first=False,
+        encoder_num_buckets=8, encoder_max_distance=16))
+    return (m, (audio(1, 64),),
+            ["aten::conv1d", "aten::layer_norm", "aten::sigmoid",
+             "aten::log", "aten::embedding",
+             "gated relative position bias (bucketed distances)"],
+            "64 samples, as wav2vec2")
+
+
+def ta_conformer():
+    import torchaudio.models as A
+    m = A.Conformer(input_dim=8, num_heads=2, ffn_dim=16, num_layers=2,
+                    depthwise_conv_kernel_size=3)
+    return (m, (audio(1, 6, 8), torch.tensor([6])),
+            ["aten::layer_norm", "aten::glu", "aten::silu",
+             "aten::conv1d", "aten::batch_norm", "aten::arange",
+             "key padding mask from the lengths argument",
+             "multi-head attention with a padding mask"],
+            "1 utterance of 6 frames x 8 features, lengths [6]")
+
+
+def ta_emformer():
+    import torchaudio.models as A
+    m = A.Emformer(input_dim=8, num_heads=2, ffn_dim=16, num_layers=2,
+                   segment_length=4, right_context_length=1)
+    return (m, (audio(1, 9, 8), torch.tensor([9])),
+            ["aten::layer_norm", "aten::bmm", "aten::softmax",
+             "aten::masked_fill", "prim::Loop", "aten::cat",
+             "segment-wise attention mask built in loops",
+             "right-context blocks"],
+            "9 frames: two 4-frame segments plus the 1-frame right context")
+
+
+def ta_emformer_rnnt():
+    import torchaudio.models as A
+    m = A.emformer_rnnt_model(
+        input_dim=8, encoding_dim=8, num_symbols=NUM_CLASSES,
+        segment_length=4, right_context_length=1,
+        time_reduction_input_dim=8, time_reduction_stride=2,
+        transformer_num_heads=2, transformer_ffn_dim=16,
+        transformer_num_layers=2, transformer_dropout=0.0,
+        transformer_activation="relu", transformer_left_context_length=2,
+        transformer_max_memory_size=0,
+        transformer_weight_init_scale_strategy="depthwise",
+        transformer_tanh_on_mem=True, symbol_embedding_dim=8,
+        num_lstm_layers=1, lstm_layer_norm=True, lstm_layer_norm_epsilon=1e-3,
+        lstm_dropout=0.0)
+    return (m, (audio(1, 10, 8), torch.tensor([10]),
+                torch.tensor([[1, 2, 3]]), torch.tensor([3])),
+            ["aten::embedding", "aten::layer_norm", "aten::chunk",
+             "aten::sigmoid", "aten::tanh", "aten::relu", "aten::unbind", "prim::Loop", "prim::TupleConstruct",
+             "RNN-T: Emformer transcriber, LSTM predictor (hand-written "
+             "cell loop), joiner",
+             "Optional predictor state left None"],
+            "10 frames x 8 features (2 segments after the stride-2 time "
+            "reduction), targets [[1, 2, 3]]")
+
+
+def ta_tacotron2():
+    import torchaudio.models as A
+    m = A.Tacotron2(
+        mask_padding=False, n_mels=8, n_symbol=NUM_CLASSES,
+        n_frames_per_step=1, symbol_embedding_dim=8,
+        encoder_embedding_dim=8, encoder_n_convolution=1,
+        encoder_kernel_size=3, decoder_rnn_dim=8, decoder_max_step=10,
+        decoder_dropout=0.0, decoder_early_stopping=True,
+        attention_rnn_dim=8, attention_hidden_dim=8,
+        attention_location_n_filter=2, attention_location_kernel_size=3,
+        attention_dropout=0.0, prenet_dim=8, postnet_n_convolution=1,
+        postnet_kernel_size=3, postnet_embedding_dim=8, gate_threshold=0.5)
+    return (m, (torch.tensor([[1, 2, 3]]), torch.tensor([3]),
+                audio(1, 8, 4), torch.tensor([4])),
+            ["aten::embedding", "aten::lstm", "aten::lstm_cell",
+             "aten::dropout", "aten::tanh", "aten::softmax", "prim::Loop",
+             "aten::stack", "teacher-forced decoder loop with location-"
+             "sensitive attention"],
+            "3 tokens and 4 mel frames of 8 bins (teacher forcing)")
+
+
+def ta_wavernn():
+    import torchaudio.models as A
+    m = A.WaveRNN(upsample_scales=[2, 2], n_classes=16, hop_length=4,
+                  n_res_block=1, n_rnn=8, n_fc=8, kernel_size=3, n_freq=8,
+                  n_hidden=8, n_output=8)
+    return (m, (audio(1, 1, 16), audio(1, 1, 8, 6)),
+            ["aten::conv1d", "aten::conv2d", "aten::gru", "aten::relu_",
+             "aten::cat", "aten::repeat_interleave",
+             "upsampling network (stretch conv2d) feeding two GRUs"],
+            "6 spectrogram frames of 8 bins: (6 - 3 + 1) x hop 4 = 16 "
+            "waveform samples")
+
+
+def ta_squim_objective():
+    import torchaudio.models as A
+    m = A.squim_objective_model(feat_dim=8, win_len=16, d_model=8, nhead=2,
+                                hidden_dim=8, num_blocks=1, rnn_type="LSTM",
+                                chunk_size=4)
+    return (m, (audio(1, 64),),
+            ["aten::conv1d", "aten::lstm", "aten::layer_norm",
+             "aten::unfold", "aten::pad",
+             "dual-path RNN over chunks, three metric heads"],
+            "64 samples")
 
 
 # ---------------------------------------------------------------------------
@@ -774,6 +970,29 @@ TORCHVISION = collections.OrderedDict([
     ("vit_tiny", tv_vit_tiny),
 ])
 
+def torchaudio_registry():
+    """The torchaudio models the installed torchaudio defines (see the list
+    above: newer models only where their class exists)."""
+    import torchaudio.models as A
+    models = [("wav2letter", ta_wav2letter, "Wav2Letter"),
+              ("conv_tasnet", ta_conv_tasnet, "ConvTasNet"),
+              ("wav2vec2", ta_wav2vec2, "wav2vec2_model"),
+              ("hubert", ta_hubert, "wav2vec2_model"),
+              ("wavlm", ta_wavlm, "wavlm_model"),
+              ("conformer", ta_conformer, "Conformer"),
+              ("emformer", ta_emformer, "Emformer"),
+              ("emformer_rnnt", ta_emformer_rnnt, "emformer_rnnt_model"),
+              ("tacotron2", ta_tacotron2, "Tacotron2"),
+              ("wavernn", ta_wavernn, "WaveRNN"),
+              ("squim_objective", ta_squim_objective,
+               "squim_objective_model")]
+    return collections.OrderedDict(
+        ("audio_" + name, builder) for name, builder, cls in models
+        if hasattr(A, cls))
+
+
+TORCHAUDIO = torchaudio_registry()
+
 CONSTRUCT = collections.OrderedDict([
     ("construct_list_loop", construct_list_loop),
     ("construct_dict_out", construct_dict_out),
@@ -792,13 +1011,18 @@ CONSTRUCT = collections.OrderedDict([
 
 REGISTRY = collections.OrderedDict(
     [(n, ("torchvision", b)) for n, b in TORCHVISION.items()]
+    + [(n, ("torchaudio", b)) for n, b in TORCHAUDIO.items()]
     + [(n, ("construct", b)) for n, b in CONSTRUCT.items()])
 
-# The models every CI run uses: all construct models plus four small
-# torchvision ones.
-# googlenet is here for its NamedTuple output and aten::warn, which no construct model has.
+# The models every CI run uses: all construct models, five small
+# torchvision ones and three torchaudio ones.
+# googlenet is here for its NamedTuple output and aten::warn, which no construct model has;
+# emformer for its loops over lists (the minifier leaves an empty list as an input);
+# conformer for its -inf constant (a key padding mask).
 CI_MODELS = list(CONSTRUCT) + ["resnet18", "mobilenet_v3_small",
-                               "squeezenet1_1", "vit_tiny", "googlenet"]
+                               "squeezenet1_1", "vit_tiny", "googlenet",
+                               "audio_wav2vec2", "audio_emformer",
+                               "audio_conformer"]
 
 # Models whose inlined graph's node kinds are printed when written.
 PRINT_KINDS = {"construct_special_prims"}
@@ -907,6 +1131,9 @@ def write_model(out_dir, name):
     if family == "torchvision":
         import torchvision
         info["torchvision_version"] = torchvision.__version__
+    if family == "torchaudio":
+        import torchaudio
+        info["torchaudio_version"] = torchaudio.__version__
     info["torch_version"] = torch.__version__
     write_json(os.path.join(d, "info.json"), info)
     print("  %-28s %6.2fs  %4d nodes  %s" % (name, time.time() - t0,

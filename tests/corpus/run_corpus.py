@@ -19,9 +19,10 @@ files); no NAME means every model in CORPUS_DIR/MANIFEST.json. For each model:
      the module's state is read (constants, prim::GetAttr) or guarded (type checks);
   4. `tsrepro minify --backend inject:runtime-error@OP`, OP being the operator
      of the compute node nearest the middle of the graph (among operators
-     that occur once, when there are such): a torchvision model must end in
+     that occur once, when there are such): a torchvision or torchaudio model must end in
      at most 3 nodes (a fault inside a loop body keeps the loop: no pass
-     takes a node out of its block yet) in at most 2·⌈log2 N⌉ + 10 queries;
+     takes a node out of its block yet), a torchvision model in at most 2·⌈log2 N⌉ + 10 queries
+     (a torchaudio model's fault op may occur in several places: wav2vec2 takes 61 for 277 nodes);
   5. the minified repro.py, run by /usr/bin/python3, must reproduce (exit 1).
 
 It prints one table row per model (the closing-note table of issue 11) and
@@ -260,7 +261,7 @@ class ModelRun:
         summary = json.loads(done.stdout)
         self.row["queries"] = summary["queries"]
         self.row["final_nodes"] = summary["final_nodes"]
-        if self.family == "torchvision" and summary["final_nodes"] > MAX_MINIFIED_NODES:
+        if self.family in ("torchvision", "torchaudio") and summary["final_nodes"] > MAX_MINIFIED_NODES:
             self.fail("minify", f"{summary['final_nodes']} nodes left, at most {MAX_MINIFIED_NODES} wanted")
         # Issue 14's bound on a real model. -j 2 may add a speculative query or two; the
         # torchvision models sit 7 or more below the bound, the small constructed ones closer.

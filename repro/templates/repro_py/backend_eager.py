@@ -1,2 +1,3 @@
 def __ROLE__(inputs):  # eager: TorchScript's interpreter, without optimization passes
-    return torch._C._jit_interpret_graph(GRAPH.copy(), tuple(inputs))
+    return torch._C._jit_interpret_graph(GRAPH.copy(), tuple(inputs))  #[!empty_inputs]
+    return torch._C._jit_interpret_graph(*interpretable(GRAPH, inputs))  #[empty_inputs]

@@ -5,3 +5,4 @@ def __ROLE__(inputs):  # __SPEC__: tsrepro's test backend: the interpreter, fail
     while True:  #[hang]
         signal.pause()  #[hang]
     return torch._C._jit_interpret_graph(__INJECTED__.copy(), tuple(inputs))  #[returns]
+    return torch._C._jit_interpret_graph(*interpretable(__INJECTED__, inputs))  #[returns_empty_inputs]
