@@ -8,6 +8,7 @@
 
 #include <torch/script.h>
 
+#include "runner/printable_constants.h"
 #include "tsrepro/case.h"
 #include "tsrepro/node_origin.h"
 
@@ -53,6 +54,21 @@ std::optional<int64_t> strip_own_attributes(std::string& line) {
 // The printer writes a node without outputs as " = prim::If(...)"; parseIR wants no "=" there.
 // A plain scan, not std::regex: this runs twice per query on graphs of 100 KB of text, where
 // libstdc++'s regex took milliseconds.
+std::string print_ir(const torch::jit::Graph& graph, const NodeOrigins* origins);
+
+// Constants the parser cannot read back are rebuilt, on a copy, from ones it can.
+std::string print_printable_ir(const torch::jit::Graph& graph, const NodeOrigins* origins) {
+  if (!has_unprintable_constants(graph)) return print_ir(graph, origins);
+  // Graph::copy leaves its graph as it was, but 1.13 does not declare it const.
+  const std::shared_ptr<torch::jit::Graph> copy = const_cast<torch::jit::Graph&>(graph).copy();
+  const StringLiteralFixes fixes = make_constants_printable(*copy);
+  std::string text = print_ir(*copy, origins);
+  for (const auto& [placeholder, literal] : fixes)
+    for (size_t at = text.find(placeholder); at != std::string::npos; at = text.find(placeholder, at + literal.size()))
+      text.replace(at, placeholder.size(), literal);
+  return text;
+}
+
 std::string print_ir(const torch::jit::Graph& graph, const NodeOrigins* origins) {
   const std::string printed = graph.toString(false);
   std::string text;
@@ -81,10 +97,10 @@ std::string print_ir(const torch::jit::Graph& graph, const NodeOrigins* origins)
 
 }  // namespace
 
-std::string graph_to_ir(const torch::jit::Graph& graph) { return print_ir(graph, nullptr); }
+std::string graph_to_ir(const torch::jit::Graph& graph) { return print_printable_ir(graph, nullptr); }
 
 std::string graph_to_ir_with_origins(const torch::jit::Graph& graph, const NodeOrigins* origins) {
-  return print_ir(graph, origins);
+  return print_printable_ir(graph, origins);
 }
 
 }  // namespace tsrepro

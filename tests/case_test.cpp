@@ -1,9 +1,14 @@
 // Import, case-directory I/O and inputs: the round trip from a Python module to a case that the
 // interpreter runs with the same result, and every way the input can be wrong.
 
+#include <cfloat>
+#include <cmath>
+#include <cstring>
 #include <fstream>
+#include <limits>
 
 #include <gtest/gtest.h>
+#include <torch/csrc/jit/runtime/interpreter.h>
 #include <torch/script.h>
 
 #include "runner/import.h"
@@ -104,6 +109,128 @@ TEST(Import, ControlFlowSurvivesTheIrRoundTrip) {
   EXPECT_EQ(graph_to_ir(*graph_from_ir(text, "test")),
             graph_to_ir(*graph_from_ir(graph_to_ir(*graph_from_ir(text, "t")), "t")));
   EXPECT_EQ(c.inputs.at(1).kind, "int");
+}
+
+// ---- Constants through IR text -----------------------------------------------------------------
+
+// Equal down to the bits: -0.0 is not 0.0, every NaN equals every NaN, a list's element type counts.
+bool identical(const c10::IValue& a, const c10::IValue& b) {
+  auto same_double = [](double x, double y) {
+    return (std::isnan(x) && std::isnan(y)) || std::memcmp(&x, &y, sizeof x) == 0;
+  };
+  if (a.isDouble()) return b.isDouble() && same_double(a.toDouble(), b.toDouble());
+  if (a.isComplexDouble())
+    return b.isComplexDouble() && same_double(a.toComplexDouble().real(), b.toComplexDouble().real()) &&
+           same_double(a.toComplexDouble().imag(), b.toComplexDouble().imag());
+  if (a.isList()) {
+    if (!b.isList() || *a.toList().elementType() != *b.toList().elementType()) return false;
+    const auto x = a.toListRef(), y = b.toListRef();
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!identical(x[i], y[i])) return false;
+    return true;
+  }
+  if (a.isTuple()) {
+    if (!b.isTuple()) return false;
+    const auto& x = a.toTupleRef().elements();
+    const auto& y = b.toTupleRef().elements();
+    if (x.size() != y.size()) return false;
+    for (size_t i = 0; i < x.size(); ++i)
+      if (!identical(x[i], y[i])) return false;
+    return true;
+  }
+  if (a.isGenericDict()) {
+    if (!b.isGenericDict() || a.toGenericDict().size() != b.toGenericDict().size()) return false;
+    auto x = a.toGenericDict().begin();
+    for (auto y = b.toGenericDict().begin(); y != b.toGenericDict().end(); ++x, ++y)
+      if (!identical(x->key(), y->key()) || !identical(x->value(), y->value())) return false;
+    return true;
+  }
+  if (a.isString()) return b.isString() && a.toStringRef() == b.toStringRef();
+  return a.tagKind() == b.tagKind() && a == b;
+}
+
+// One value of every kind a constant can hold, with the edge values of each.
+std::vector<c10::IValue> constant_samples() {
+  const double inf = std::numeric_limits<double>::infinity();
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<double> doubles = {inf,     -inf,   nan,     -0.0,    0.0,  0.1, 1.0 / 3, 5e-324,
+                                       -2.2250738585072009e-308, DBL_MIN, DBL_MAX, -DBL_MAX, 1e300};
+  const std::vector<std::string> strings = {"",        "plain", "tab\t nl\n quote\" back\\ apos' brace}",
+                                            "\x01\x7f", "é日本",  "\xff\xfe not utf-8", "%x : int = ]()"};
+  std::vector<c10::IValue> samples;
+  for (double d : doubles) samples.emplace_back(d);
+  for (int64_t i : {int64_t{0}, int64_t{-1}, int64_t{1} << 32, std::numeric_limits<int64_t>::max(),
+                    std::numeric_limits<int64_t>::min()})
+    samples.emplace_back(i);
+  samples.emplace_back(true);
+  samples.emplace_back(false);
+  for (const std::string& text : strings) samples.emplace_back(text);
+  samples.emplace_back(c10::IValue());
+  samples.emplace_back(c10::Device("cpu"));
+  samples.emplace_back(c10::complex<double>(1.5, -2.0));
+  samples.emplace_back(c10::complex<double>(0.0, inf));
+  samples.emplace_back(c10::complex<double>(-nan, 5e-324));
+  samples.emplace_back(c10::List<int64_t>());
+  samples.emplace_back(c10::List<int64_t>({1, 2}));
+  samples.emplace_back(c10::List<double>(doubles));
+  samples.emplace_back(c10::List<double>({0.5}));
+  samples.emplace_back(c10::List<double>());
+  samples.emplace_back(c10::List<bool>({true, false}));
+  samples.emplace_back(c10::List<bool>());
+  samples.emplace_back(c10::List<std::string>(strings));
+  samples.emplace_back(c10::List<std::string>({"a", "b"}));
+  samples.emplace_back(c10::List<c10::List<int64_t>>({c10::List<int64_t>({1}), c10::List<int64_t>()}));
+  samples.emplace_back(c10::ivalue::Tuple::create({}));
+  samples.emplace_back(c10::ivalue::Tuple::create({c10::IValue(1), c10::IValue(2.5)}));
+  samples.emplace_back(c10::ivalue::Tuple::create(
+      {c10::IValue(-inf), c10::IValue("é"), c10::IValue(c10::List<bool>({true})),
+       c10::IValue(c10::ivalue::Tuple::create({c10::IValue(nan)})), c10::IValue()}));
+  c10::Dict<std::string, std::string> names;
+  names.insert("layer4", "out");
+  names.insert("layer3", "aux");
+  samples.emplace_back(names);
+  samples.emplace_back(c10::Dict<std::string, int64_t>());
+  c10::Dict<int64_t, double> by_int;
+  by_int.insert(1, -inf);
+  by_int.insert(-7, 0.25);
+  samples.emplace_back(by_int);
+  c10::Dict<double, c10::List<int64_t>> by_float;
+  by_float.insert(2.5, c10::List<int64_t>({3}));
+  samples.emplace_back(by_float);
+  c10::Dict<bool, std::string> by_bool;
+  by_bool.insert(true, "\n");
+  samples.emplace_back(by_bool);
+  return samples;
+}
+
+// Issue 27: whatever graph_to_ir prints parses back (libtorch's own parser, as repro.py's
+// torch._C.parse_ir) to a graph that the interpreter runs to the very same value, and prints the
+// same text again.
+TEST(IrText, EveryConstantSurvivesPrintParseAndInterpret) {
+  for (const c10::IValue& value : constant_samples()) {
+    auto graph = std::make_shared<torch::jit::Graph>();
+    graph->registerOutput(graph->insertConstant(value));
+    const std::string text = graph_to_ir(*graph);
+    std::shared_ptr<torch::jit::Graph> parsed;
+    try {
+      parsed = graph_from_ir(text, "constant");
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << value << " printed as\n" << text << "does not parse: " << e.what();
+      continue;
+    }
+    torch::jit::Stack stack;
+    try {
+      torch::jit::Code code(parsed, "constant");
+      torch::jit::InterpreterState(code).run(stack);
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << value << " printed as\n" << text << "does not run: " << e.what();
+      continue;
+    }
+    ASSERT_EQ(stack.size(), 1U);
+    EXPECT_TRUE(identical(value, stack[0])) << value << " came back as " << stack[0] << " from\n" << text;
+    EXPECT_EQ(graph_to_ir(*parsed), graph_to_ir(*graph_from_ir(graph_to_ir(*parsed), "again"))) << text;
+  }
 }
 
 TEST(Import, TensorConstantsBecomeLiftedInputs) {
