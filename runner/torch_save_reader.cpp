@@ -38,6 +38,8 @@ constexpr uint8_t kAppend = 'a';
 constexpr uint8_t kAppends = 'e';
 constexpr uint8_t kSetItem = 's';
 constexpr uint8_t kSetItems = 'u';
+constexpr uint8_t kLong1 = 0x8a;
+constexpr uint8_t kLong4 = 0x8b;
 }  // namespace op
 
 enum class ArgKind {
@@ -204,7 +206,7 @@ std::string hex_byte(uint8_t byte) {
 // ---------------------------------------------------------------------------------------------
 // The rewrite. Walks the stream once, tracking for every stack entry the offset of the first op
 // that went into building it. That offset is where a MARK has to go so that the entry (and
-// only it) sits above the MARK when the batched opcode runs.
+// only it) sits above the MARK when the batched opcode runs. Ints are widened on the way.
 // ---------------------------------------------------------------------------------------------
 
 struct StackEntry {
@@ -212,9 +214,9 @@ struct StackEntry {
   bool is_mark;
 };
 
-class SingleAppendBatcher {
+class PickleRewriter {
  public:
-  explicit SingleAppendBatcher(const std::string& pickle) : pickle_(pickle) {}
+  explicit PickleRewriter(const std::string& pickle) : pickle_(pickle) {}
 
   std::string rewrite() {
     size_t offset = 0;
@@ -230,7 +232,9 @@ class SingleAppendBatcher {
       }
       apply(info, opcode, offset);
       stopped = info.effect == StackEffect::kStop;
-      offset = skip_argument(info.arg, offset + 1);
+      const size_t next = skip_argument(info.arg, offset + 1);
+      if (opcode == op::kLong1 || opcode == op::kLong4) widen_long(opcode, offset, next);
+      offset = next;
     }
     return with_rewrites();
   }
@@ -341,31 +345,59 @@ class SingleAppendBatcher {
     fail("no MARK for opcode " + hex_byte(opcode), offset);
   }
 
+  // Python pickles an int outside 32 bits as LONG1 with as few bytes as hold it (5 for 2**32),
+  // or LONG4 beyond 255 bytes; libtorch's unpickler takes LONG1 with exactly 8. The op becomes
+  // that, sign-extended; an int that does not fit 64 bits is refused, as TorchScript has none.
+  void widen_long(uint8_t opcode, size_t offset, size_t end) {
+    const size_t count_width = opcode == op::kLong1 ? 1 : 4;
+    const size_t data = offset + 1 + count_width;
+    const size_t width = end - data;
+    if (opcode == op::kLong1 && width == 8) return;
+    const bool negative = width > 0 && (static_cast<uint8_t>(pickle_[end - 1]) & 0x80) != 0;
+    const char extension = negative ? '\xff' : '\0';
+    bool fits = width <= 8 || ((static_cast<uint8_t>(pickle_[data + 7]) & 0x80) != 0) == negative;
+    for (size_t i = 8; i < width; ++i) fits = fits && pickle_[data + i] == extension;
+    if (!fits) fail("an int wider than 64 bits (TorchScript's int has 64)", offset);
+    std::string widened = {static_cast<char>(op::kLong1), '\x08'};
+    for (size_t i = 0; i < 8; ++i) widened.push_back(i < width ? pickle_[data + i] : extension);
+    edits_.push_back({offset, end - offset, widened});
+  }
+
   std::string with_rewrites() const {
-    std::string batched = pickle_;
+    std::vector<Edit> edits = edits_;
     for (size_t offset : batched_opcodes_) {
-      const bool is_append = static_cast<uint8_t>(batched[offset]) == op::kAppend;
-      batched[offset] = static_cast<char>(is_append ? op::kAppends : op::kSetItems);
+      const bool is_append = static_cast<uint8_t>(pickle_[offset]) == op::kAppend;
+      edits.push_back({offset, 1, std::string(1, static_cast<char>(is_append ? op::kAppends : op::kSetItems))});
     }
-    std::vector<size_t> marks = mark_insertions_;
-    std::sort(marks.begin(), marks.end());
+    for (size_t offset : mark_insertions_) edits.push_back({offset, 0, std::string(1, static_cast<char>(op::kMark))});
+    // At one offset, inserted MARKs go before the op that is replaced there.
+    std::sort(edits.begin(), edits.end(),
+              [](const Edit& a, const Edit& b) { return std::tie(a.offset, a.erase) < std::tie(b.offset, b.erase); });
 
     std::string out;
-    out.reserve(batched.size() + marks.size());
+    out.reserve(pickle_.size() + edits.size() * 8);
     size_t copied = 0;
-    for (size_t mark_offset : marks) {
-      out.append(batched, copied, mark_offset - copied);
-      out.push_back(static_cast<char>(op::kMark));
-      copied = mark_offset;
+    for (const Edit& edit : edits) {
+      out.append(pickle_, copied, edit.offset - copied);
+      out += edit.insert;
+      copied = edit.offset + edit.erase;
     }
-    out.append(batched, copied, std::string::npos);
+    out.append(pickle_, copied, std::string::npos);
     return out;
   }
+
+  // Replace `erase` bytes at `offset` with `insert`.
+  struct Edit {
+    size_t offset;
+    size_t erase;
+    std::string insert;
+  };
 
   const std::string& pickle_;
   std::vector<StackEntry> stack_;
   std::vector<size_t> mark_insertions_;
   std::vector<size_t> batched_opcodes_;
+  std::vector<Edit> edits_;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -483,14 +515,14 @@ std::string message_of(const std::exception& error) {
 
 }  // namespace
 
-std::string batch_single_appends(const std::string& pickle) { return SingleAppendBatcher(pickle).rewrite(); }
+std::string rewrite_for_libtorch(const std::string& pickle) { return PickleRewriter(pickle).rewrite(); }
 
 c10::IValue read_torch_save(const std::string& path) {
   require_regular_file(path);
   require_zip_archive(path);
   try {
     caffe2::serialize::PyTorchStreamReader archive(path);
-    return unpickle_archive(archive, batch_single_appends(read_record(archive, "data.pkl")),
+    return unpickle_archive(archive, rewrite_for_libtorch(read_record(archive, "data.pkl")),
                             std::make_shared<MappedFile>(path));
   } catch (const std::exception& error) {
     throw UserError(path + ": cannot read torch.save data: " + message_of(error));

@@ -4,7 +4,9 @@
 #include "runner/torch_save_reader.h"
 #include "runner/torch_save_writer.h"
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 #include <iterator>
 #include <stdexcept>
 #include <string>
@@ -14,6 +16,9 @@
 #include <gtest/gtest.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
+#include "tests/support/files.h"
+#include "tests/support/paths.h"
+#include "tests/support/process.h"
 #include "tsrepro/error.h"
 
 #ifndef TSREPRO_SOURCE_DIR
@@ -44,11 +49,11 @@ std::string user_error_for(const std::string& path) {
 
 std::string runtime_error_for(const std::string& pickle) {
   try {
-    batch_single_appends(pickle);
+    rewrite_for_libtorch(pickle);
   } catch (const std::runtime_error& error) {
     return error.what();
   }
-  ADD_FAILURE() << "batch_single_appends did not throw";
+  ADD_FAILURE() << "rewrite_for_libtorch did not throw";
   return "";
 }
 
@@ -91,64 +96,64 @@ std::vector<c10::IValue> tuple_items(const c10::IValue& value) {
   return value.isTuple() ? value.toTupleRef().elements().vec() : std::vector<c10::IValue>{};
 }
 
-// --- batch_single_appends --------------------------------------------------------------------
+// --- rewrite_for_libtorch --------------------------------------------------------------------
 
-TEST(BatchSingleAppends, TurnsAppendIntoMarkAndAppends) {
+TEST(PickleRewrite, TurnsAppendIntoMarkAndAppends) {
   // [7]: PROTO 2, EMPTY_LIST, BINPUT 0, BININT1 7, APPEND, STOP
   const std::string pickle = bytes(
       "\x80\x02]q\x00K\x07"
       "a.");
-  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02]q\x00(K\x07"
+  EXPECT_EQ(rewrite_for_libtorch(pickle), bytes("\x80\x02]q\x00(K\x07"
                                                 "e."));
 }
 
-TEST(BatchSingleAppends, TurnsSetItemIntoMarkAndSetItems) {
+TEST(PickleRewrite, TurnsSetItemIntoMarkAndSetItems) {
   // {"x": 1}: EMPTY_DICT, BINPUT 0, BINUNICODE "x", BINPUT 1, BININT1 1, SETITEM
   const std::string pickle = bytes("\x80\x02}q\x00X\x01\x00\x00\x00xq\x01K\x01s.");
-  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02}q\x00(X\x01\x00\x00\x00xq\x01K\x01u."));
+  EXPECT_EQ(rewrite_for_libtorch(pickle), bytes("\x80\x02}q\x00(X\x01\x00\x00\x00xq\x01K\x01u."));
 }
 
-TEST(BatchSingleAppends, PutsMarkBeforeTheWholeReducedItem) {
+TEST(PickleRewrite, PutsMarkBeforeTheWholeReducedItem) {
   // [builtins.int(5)]: the item starts at its GLOBAL, not at the REDUCE or its argument.
   const std::string pickle = bytes(
       "\x80\x02]q\x00"
       "cbuiltins\nint\nq\x01K\x05\x85R"
       "a.");
-  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02]q\x00("
+  EXPECT_EQ(rewrite_for_libtorch(pickle), bytes("\x80\x02]q\x00("
                                                 "cbuiltins\nint\nq\x01K\x05\x85R"
                                                 "e."));
 }
 
-TEST(BatchSingleAppends, HandlesNestedSingleElementLists) {
+TEST(PickleRewrite, HandlesNestedSingleElementLists) {
   // [[1]]: the outer item is the inner list, which itself gets one APPEND.
   const std::string pickle = bytes(
       "\x80\x02]q\x00]q\x01K\x01"
       "aa.");
-  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02]q\x00(]q\x01(K\x01"
+  EXPECT_EQ(rewrite_for_libtorch(pickle), bytes("\x80\x02]q\x00(]q\x01(K\x01"
                                                 "ee."));
 }
 
-TEST(BatchSingleAppends, MarkedTupleItemStartsAtItsMark) {
+TEST(PickleRewrite, MarkedTupleItemStartsAtItsMark) {
   // [(1, 2, 3, 4)]: TUPLE pops to its MARK, so the item starts there.
   const std::string pickle = bytes(
       "\x80\x02](K\x01K\x02K\x03K\x04t"
       "a.");
-  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02]((K\x01K\x02K\x03K\x04t"
+  EXPECT_EQ(rewrite_for_libtorch(pickle), bytes("\x80\x02]((K\x01K\x02K\x03K\x04t"
                                                 "e."));
 }
 
-TEST(BatchSingleAppends, MemoFetchedItemGetsItsOwnMark) {
+TEST(PickleRewrite, MemoFetchedItemGetsItsOwnMark) {
   // ["s", "s"] written as two single APPENDs, the second item fetched from the memo.
   const std::string pickle = bytes(
       "\x80\x02]X\x01\x00\x00\x00sq\x00"
       "ah\x00"
       "a.");
-  EXPECT_EQ(batch_single_appends(pickle), bytes("\x80\x02](X\x01\x00\x00\x00sq\x00"
+  EXPECT_EQ(rewrite_for_libtorch(pickle), bytes("\x80\x02](X\x01\x00\x00\x00sq\x00"
                                                 "e(h\x00"
                                                 "e."));
 }
 
-TEST(BatchSingleAppends, LeavesStreamsWithoutSingleInsertsUnchanged) {
+TEST(PickleRewrite, LeavesStreamsWithoutSingleInsertsUnchanged) {
   const std::vector<std::string> pickles = {
       bytes("\x80\x02](K\x01K\x02"
             "e."),                            // [1, 2]
@@ -159,29 +164,29 @@ TEST(BatchSingleAppends, LeavesStreamsWithoutSingleInsertsUnchanged) {
       bytes("\x80\x02\x8a\x08\x01\x00\x00\x00\x00\x00\x00\x00."),  // LONG1
   };
   for (const std::string& pickle : pickles) {
-    EXPECT_EQ(batch_single_appends(pickle), pickle);
+    EXPECT_EQ(rewrite_for_libtorch(pickle), pickle);
   }
 }
 
-TEST(BatchSingleAppends, ReportsUnknownOpcodeWithByteAndOffset) {
+TEST(PickleRewrite, ReportsUnknownOpcodeWithByteAndOffset) {
   const std::string message = runtime_error_for(bytes("\x80\x02N\xff."));
   EXPECT_NE(message.find("0xff"), std::string::npos) << message;
   EXPECT_NE(message.find("byte 3"), std::string::npos) << message;
 }
 
-TEST(BatchSingleAppends, ReportsTruncatedArgument) {
+TEST(PickleRewrite, ReportsTruncatedArgument) {
   const std::string message =
       runtime_error_for(bytes("\x80\x02X\x05\x00\x00\x00"
                               "ab"));
   EXPECT_NE(message.find("truncated"), std::string::npos) << message;
 }
 
-TEST(BatchSingleAppends, ReportsMissingStop) {
+TEST(PickleRewrite, ReportsMissingStop) {
   const std::string message = runtime_error_for(bytes("\x80\x02]"));
   EXPECT_NE(message.find("STOP"), std::string::npos) << message;
 }
 
-TEST(BatchSingleAppends, ReportsAppendWithoutContainer) {
+TEST(PickleRewrite, ReportsAppendWithoutContainer) {
   // The only entry is the would-be item; there is nothing to append it to.
   const std::string message =
       runtime_error_for(bytes("\x80\x02K\x01"
@@ -190,7 +195,7 @@ TEST(BatchSingleAppends, ReportsAppendWithoutContainer) {
   EXPECT_NE(message.find("0x61"), std::string::npos) << message;
 }
 
-TEST(BatchSingleAppends, ReportsAppendWithoutItem) {
+TEST(PickleRewrite, ReportsAppendWithoutItem) {
   const std::string message =
       runtime_error_for(bytes("\x80\x02"
                               "a."));
@@ -253,6 +258,77 @@ TEST(ReadTorchSave, ReadsNestedContainers) {
   EXPECT_EQ(inner_tuple[0].toInt(), 1);
   ASSERT_TRUE(inner_tuple[1].isDouble());
   EXPECT_EQ(inner_tuple[1].toDouble(), 2.5);
+}
+
+TEST(PickleRewrite, WidensShortAndLongIntsToEightBytes) {
+  // 2**32 as Python pickles it: LONG1 with 5 bytes; -1 as LONG1 of 1 byte; 5 as LONG4 of 2 bytes.
+  EXPECT_EQ(rewrite_for_libtorch(bytes("\x80\x02\x8a\x05\x00\x00\x00\x00\x01.")),
+            bytes("\x80\x02\x8a\x08\x00\x00\x00\x00\x01\x00\x00\x00."));
+  EXPECT_EQ(rewrite_for_libtorch(bytes("\x80\x02\x8a\x01\xff.")),
+            bytes("\x80\x02\x8a\x08\xff\xff\xff\xff\xff\xff\xff\xff."));
+  EXPECT_EQ(rewrite_for_libtorch(bytes("\x80\x02\x8b\x02\x00\x00\x00\x05\x00.")),
+            bytes("\x80\x02\x8a\x08\x05\x00\x00\x00\x00\x00\x00\x00."));
+  // 2**63 needs 9 bytes: no TorchScript int holds it.
+  EXPECT_NE(runtime_error_for(bytes("\x80\x02\x8a\x09\x00\x00\x00\x00\x00\x00\x00\x80\x00.")).find("wider than 64 bits"),
+            std::string::npos);
+  // A single-element list of a short long: the MARK goes before the widened op.
+  EXPECT_EQ(rewrite_for_libtorch(bytes("\x80\x02]\x8a\x05\x00\x00\x00\x00\x01" "a.")),
+            bytes("\x80\x02](\x8a\x08\x00\x00\x00\x00\x01\x00\x00\x00" "e."));
+}
+
+// The ints of an unpickled list (libtorch's unpickler makes a generic list of a Python list).
+std::vector<int64_t> ints_of(const c10::IValue& list) {
+  std::vector<int64_t> ints;
+  for (const c10::IValue& item : list.toListRef()) ints.push_back(item.toInt());
+  return ints;
+}
+
+// Whatever /usr/bin/python3's torch.save writes for the values a model takes reads back equal.
+TEST(ReadTorchSave, ReadsEveryValuePythonsPicklerWrites) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  tsrepro_test::TempDir dir;
+  const std::string path = dir / "values.pt";
+  const tsrepro_test::ShellResult wrote = tsrepro_test::run_shell(
+      tsrepro_test::kPython + " -c 'import sys, torch; torch.save((" +
+      "[0, 1, -1, 255, 256, -256, 2**31 - 1, -2**31, 2**31, -2**31 - 1, 2**32, -2**32, 2**40 + 3, 2**63 - 1, -2**63]," +
+      " [0.5, float(\"inf\"), float(\"-inf\"), -0.0, 5e-324, 1e308], [True, False], None, \"é\\n\"," +
+      " {\"a\": [1, 2**33], \"b\": {\"c\": (2**35,)}}, (2**32,), [[2**34]], []), sys.argv[1])' " +
+      tsrepro_test::shell_quoted(path));
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  const c10::IValue value = read_torch_save(path);
+  const std::vector<c10::IValue> items = value.toTupleRef().elements().vec();
+  ASSERT_EQ(items.size(), 9U);
+  const std::vector<int64_t> ints = {0, 1, -1, 255, 256, -256, (int64_t{1} << 31) - 1, -(int64_t{1} << 31),
+                                     int64_t{1} << 31, -(int64_t{1} << 31) - 1, int64_t{1} << 32,
+                                     -(int64_t{1} << 32), (int64_t{1} << 40) + 3,
+                                     std::numeric_limits<int64_t>::max(), std::numeric_limits<int64_t>::min()};
+  EXPECT_EQ(ints_of(items[0]), ints);
+  const std::vector<c10::IValue> floats = items[1].toListRef().vec();
+  ASSERT_EQ(floats.size(), 6U);
+  EXPECT_EQ(floats[1].toDouble(), std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::signbit(floats[3].toDouble()));
+  EXPECT_EQ(floats[4].toDouble(), 5e-324);
+  EXPECT_EQ(items[2].toListRef()[0].toBool(), true);
+  EXPECT_TRUE(items[3].isNone());
+  EXPECT_EQ(items[4].toStringRef(), "é\n");
+  const c10::impl::GenericDict dict = items[5].toGenericDict();
+  EXPECT_EQ(ints_of(dict.at("a")), (std::vector<int64_t>{1, int64_t{1} << 33}));
+  EXPECT_EQ(dict.at("b").toGenericDict().at("c").toTupleRef().elements()[0].toInt(), int64_t{1} << 35);
+  EXPECT_EQ(items[6].toTupleRef().elements()[0].toInt(), int64_t{1} << 32);
+  EXPECT_EQ(ints_of(items[7].toListRef()[0]), std::vector<int64_t>{int64_t{1} << 34});
+  EXPECT_TRUE(items[8].toListRef().empty());
+}
+
+TEST(ReadTorchSave, RefusesAnIntWiderThan64BitsNamingTheFile) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  tsrepro_test::TempDir dir;
+  const std::string path = dir / "wide.pt";
+  const tsrepro_test::ShellResult wrote = tsrepro_test::run_shell(
+      tsrepro_test::kPython + " -c 'import sys, torch; torch.save((2**64,), sys.argv[1])' " + tsrepro_test::shell_quoted(path));
+  ASSERT_EQ(wrote.exit_code, 0) << wrote.output;
+  const std::string message = user_error_for(path);
+  EXPECT_TRUE(starts_with(message, path + ": ")) << message;
+  EXPECT_NE(message.find("wider than 64 bits"), std::string::npos) << message;
 }
 
 TEST(ReadTorchSave, RejectsLegacyFormatWithAdvice) {
