@@ -11,6 +11,7 @@
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/inliner.h>
 
+#include "runner/attribute_state.h"
 #include "runner/ivalue_tensors.h"
 #include "runner/module_lifting.h"
 #include "tsrepro/error.h"
@@ -61,6 +62,7 @@ class ModuleLifter {
 
   LiftedGraph lift() {
     inline_calls_on_known_objects();
+    thread_attribute_writes(*graph_, attribute_resolver(), origin_);
     replace_attribute_reads();
     drop_self();
     return {graph_, std::move(lifted_)};
@@ -106,6 +108,24 @@ class ModuleLifter {
     }
   }
 
+  // How runner/attribute_state.cpp sees this module: attributes of objects known from %self.
+  AttributeResolver attribute_resolver() {
+    AttributeResolver resolver;
+    resolver.path_of = [this](Node* access) -> std::optional<std::string> {
+      if (!object_of(access->input(0))) return std::nullopt;
+      return path_of(access->input(0)) + "." + access->s(c10::attr::name);
+    };
+    resolver.declared_type = [this](Node* write) {
+      return (*object_of(write->input(0)))->type()->getAttribute(write->s(c10::attr::name));
+    };
+    resolver.initial_value = [this](const std::string& path, Node* write) {
+      const ObjectPtr owner = *object_of(write->input(0));
+      const std::string& name = write->s(c10::attr::name);
+      return value_for(owner->getAttr(name), path, owner->type()->getAttribute(name), write);
+    };
+    return resolver;
+  }
+
   void replace_attribute_reads() {
     const std::vector<Node*> reads = nodes_of_kind(graph_->block(), c10::prim::GetAttr);
     for (Node* read : reads) {
@@ -116,7 +136,7 @@ class ModuleLifter {
       c10::IValue attribute = (*owner)->getAttr(read->s(c10::attr::name));
       if (attribute.isObject()) continue;  // a submodule: the reads from it are handled on their own
       torch::jit::WithInsertPoint here(read);
-      read->output()->replaceAllUsesWith(value_for(attribute, path_of(read->output()), read));
+      read->output()->replaceAllUsesWith(value_for(attribute, path_of(read->output()), read->output()->type(), read));
     }
     for (auto it = reads.rbegin(); it != reads.rend(); ++it)
       if (!(*it)->output()->hasUses()) (*it)->destroy();
@@ -124,7 +144,8 @@ class ModuleLifter {
 
   // Tensors become inputs; lists and tuples holding tensors are rebuilt from such inputs where
   // they are read (nn.LSTM's _flat_weights); everything else becomes a constant.
-  Value* value_for(const c10::IValue& attribute, const std::string& path, Node* read) {
+  // `type` is what the program reads it as; `access` names it in errors.
+  Value* value_for(const c10::IValue& attribute, const std::string& path, const c10::TypePtr& type, Node* access) {
     if (attribute.isTensor()) return input_for_tensor(attribute.toTensor(), path);
     if (attribute.isList() && holds_tensor(attribute) && all_tensors(attribute.toList())) {
       std::vector<Value*> items;
@@ -136,14 +157,17 @@ class ModuleLifter {
     if (attribute.isTuple() && holds_tensor(attribute)) {
       std::vector<Value*> items;
       const auto& elements = attribute.toTupleRef().elements();
-      for (size_t i = 0; i < elements.size(); ++i)
-        items.push_back(value_for(elements[i], path + "." + std::to_string(i), read));
+      const auto element_types = type->containedTypes();
+      for (size_t i = 0; i < elements.size(); ++i) {
+        const c10::TypePtr element_type = i < element_types.size() ? element_types[i] : elements[i].type();
+        items.push_back(value_for(elements[i], path + "." + std::to_string(i), element_type, access));
+      }
       return graph_->insertNode(graph_->createTuple(items))->output();
     }
-    if (is_liftable_scalar(attribute)) return input_for_scalar(attribute, path, read->output()->type());
+    if (is_liftable_scalar(attribute)) return input_for_scalar(attribute, path, type);
     auto constant = torch::jit::tryInsertConstant(*graph_, attribute);
     if (!constant)
-      throw UserError(origin_ + ": " + describe_node(read) + ": attribute " + path + " of type " +
+      throw UserError(origin_ + ": " + describe_node(access) + ": attribute " + path + " of type " +
                       attribute.type()->repr_str() + " cannot become a constant or a graph input");
     return *constant;
   }
@@ -186,7 +210,7 @@ class ModuleLifter {
         }
         throw UserError(
             origin_ + ": the module " + path_of(value) + " is used as a value by " + describe_node(use.user) +
-            " (attribute writes, and submodules stored, returned or chosen at run time, are not supported)");
+            " (submodules stored, returned or chosen at run time are not supported)");
       }
     }
     graph_->eraseInput(0);

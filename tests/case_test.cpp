@@ -100,6 +100,59 @@ TEST(Import, TrainingModeModuleKeepsUpdatingItsBuffers) {
   EXPECT_FALSE(at::equal(before, values[mean_index].toTensor()));
 }
 
+// A module that writes attributes in forward (prim::SetAttr): its own tensor state in a loop, a
+// counter in a branch inside the loop, and a submodule's list before a loop that reads it (as
+// torchvision's RAFT does with its correlation pyramid). The case runs as the module did.
+TEST(Import, AttributeWritesBecomeStateThreadedThroughTheGraph) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir dir;
+  const std::string script = dir / "make.py";
+  std::ofstream(script) << R"(import sys, torch
+from typing import List
+class Pyramid(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.levels: List[torch.Tensor] = [torch.zeros(1)]  # as RAFT's CorrBlock
+    def build(self, x: torch.Tensor):
+        self.levels = [x, x * 2.0]
+class Stateful(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pyramid = Pyramid()
+        self.state = torch.ones(3)
+        self.calls = 0
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.pyramid.build(x)
+        total = torch.zeros(3)
+        for i in range(4):
+            self.state = self.state * 0.5 + x
+            if i % 2 == 1:
+                self.calls = self.calls + 1
+            total = total + self.pyramid.levels[i % 2] + self.state
+        return total * self.calls
+out = sys.argv[1]
+m = torch.jit.script(Stateful().eval())
+torch.jit.save(m, out + "/model.pt")
+x = torch.tensor([1.0, -2.0, 0.25])
+torch.save((x,), out + "/inputs.pt")
+torch.save((torch.jit.load(out + "/model.pt")(x),), out + "/expected.pt")
+)";
+  const testing::ShellResult made =
+      testing::run_shell(testing::kPython + " " + testing::shell_quoted(script) + " " + testing::shell_quoted(dir.path()));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+
+  const Case c = import_case({dir / "model.pt", "forward", dir / "inputs.pt", ""});
+  EXPECT_EQ(graph_to_ir(*c.graph).find("SetAttr"), std::string::npos);
+  const std::vector<c10::IValue> got = run_eager(c, clone_values(*c.values));
+  const at::Tensor expected = read_torch_save(dir / "expected.pt").toTupleRef().elements()[0].toTensor();
+  ASSERT_EQ(got.size(), 1U);
+  EXPECT_TRUE(at::equal(got[0].toTensor(), expected)) << got[0] << " vs " << expected;
+  // The same after the case is written and read back (graph.ir holds the threaded state).
+  write_case(c, dir / "case");
+  const Case reloaded = load_case(dir / "case");
+  EXPECT_TRUE(at::equal(run_eager(reloaded, clone_values(*reloaded.values))[0].toTensor(), expected));
+}
+
 TEST(Import, ControlFlowSurvivesTheIrRoundTrip) {
   ImportOptions o{model_path("control_flow_scripted.pt"), "forward", model_path("control_flow_scripted.inputs.pt"), ""};
   Case c = import_case(o);

@@ -1,0 +1,103 @@
+// thread_attribute_writes: a module's attribute writes as values threaded through the graph
+// (runner/attribute_state.h says why and how).
+
+#include "runner/attribute_state.h"
+
+#include <vector>
+
+#include <torch/csrc/jit/ir/ir.h>
+
+#include "runner/module_lifting.h"
+#include "tsrepro/error.h"
+
+namespace tsrepro {
+namespace {
+
+using torch::jit::Block;
+using torch::jit::Graph;
+using torch::jit::Node;
+using torch::jit::Value;
+
+class AttributeThreader {
+ public:
+  AttributeThreader(const AttributeResolver& resolver, std::string path, c10::TypePtr type, std::string origin)
+      : resolver_(resolver), path_(std::move(path)), type_(std::move(type)), origin_(std::move(origin)) {}
+
+  // Rewrites `block` given the attribute's value on entry; returns its value on exit.
+  Value* thread(Block* block, Value* current) {
+    const std::vector<Node*> nodes(block->nodes().begin(), block->nodes().end());
+    for (Node* node : nodes) {
+      if (accesses_this(node, c10::prim::GetAttr)) {
+        node->output()->replaceAllUsesWith(current);
+        node->destroy();
+      } else if (accesses_this(node, c10::prim::SetAttr)) {
+        current = node->input(1);
+        node->destroy();
+      } else if (!node->blocks().empty()) {
+        current = thread_through(node, current);
+      }
+    }
+    return current;
+  }
+
+ private:
+  bool accesses_this(Node* node, c10::Symbol kind) const {
+    return node->kind() == kind && resolver_.path_of(node) == path_;
+  }
+
+  bool writes_inside(Node* node) const {
+    for (Block* block : node->blocks())
+      for (Node* write : nodes_of_kind(block, c10::prim::SetAttr))
+        if (resolver_.path_of(write) == path_) return true;
+    return false;
+  }
+
+  Value* thread_through(Node* node, Value* current) {
+    if (!writes_inside(node)) {  // reads only: every block sees the value on entry
+      for (Block* block : node->blocks()) thread(block, current);
+      return current;
+    }
+    if (node->kind() == c10::prim::If) {
+      for (Block* branch : node->blocks()) branch->registerOutput(thread(branch, current));
+      return node->addOutput()->setType(type_);
+    }
+    if (node->kind() == c10::prim::Loop) {
+      // Loop inputs (trip count, condition, carried...), body inputs (iteration, carried...) and
+      // body outputs (condition, carried...) each get the attribute as their last carried value.
+      Block* body = node->blocks().at(0);
+      node->addInput(current);
+      Value* on_entry = body->addInput()->setType(type_);
+      body->registerOutput(thread(body, on_entry));
+      return node->addOutput()->setType(type_);
+    }
+    throw UserError(origin_ + ": the attribute " + path_ + " is written inside " + describe_node(node) +
+                    ", whose blocks tsrepro cannot thread a value through");
+  }
+
+  const AttributeResolver& resolver_;
+  std::string path_;
+  c10::TypePtr type_;
+  std::string origin_;
+};
+
+}  // namespace
+
+void thread_attribute_writes(Graph& graph, const AttributeResolver& resolver, const std::string& origin) {
+  // One attribute at a time, each pass destroying that attribute's writes, until none is left.
+  for (std::vector<Node*> writes = nodes_of_kind(graph.block(), c10::prim::SetAttr); !writes.empty();
+       writes = nodes_of_kind(graph.block(), c10::prim::SetAttr)) {
+    Node* write = writes.front();
+    const std::optional<std::string> path = resolver.path_of(write);
+    if (!path)
+      throw UserError(origin + ": " + describe_node(write) + " writes an attribute of a module that cannot be known " +
+                      "before the program runs");
+    Value* initial = nullptr;
+    {
+      torch::jit::WithInsertPoint top(graph.block()->nodes().front());
+      initial = resolver.initial_value(*path, write);
+    }
+    AttributeThreader(resolver, *path, resolver.declared_type(write), origin).thread(graph.block(), initial);
+  }
+}
+
+}  // namespace tsrepro
