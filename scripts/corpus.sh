@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole real-model corpus (tests/corpus/): every torchvision classification model and every
-# construct model is made (random weights, nothing downloaded), imported, run under jit, nnc and
+# The whole real-model corpus (tests/corpus/): torchvision classification models, torchaudio's
+# models and every construct model is made (random weights, nothing downloaded), imported, run
+# under jit, nnc and
 # ofi, its optimized graphs compared with the public PyTorch API's, an injected mid-graph fault
 # minified and the minified repro.py run. CI runs the `make_corpus.py --list-ci` subset through
 # ctest (the corpus.* tests); this runs them all, which takes the better part of an hour on 2

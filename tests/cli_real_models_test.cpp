@@ -87,6 +87,31 @@ TEST(CliImportModule, AnAttributeWriteIsThreadedThroughTheCase) {
   expect_pass(tsrepro({"run", tmp / "case", "--backend", "jit", "--json"}));
 }
 
+// A module that updates one of its buffers in place: freezing keeps a read of %self, so ofi runs
+// the frozen forward as a method, with the frozen module as %self, as frozen(*inputs) does.
+// (It erased %self once, and libtorch asserted.) Every run starts from the module's state before
+// any call, as every run of the case starts from fresh inputs.
+TEST(CliImportModule, OfiRunsAModuleThatUpdatesItsBufferInPlace) {
+  REQUIRE_SYSTEM_TORCH();
+  TempDir tmp;
+  const std::string script = tmp / "make_accumulator.py", model = tmp / "acc.pt", inputs = tmp / "acc.inputs.pt";
+  write_text(script,
+             "import sys, torch\n"
+             "class Accumulator(torch.nn.Module):\n"
+             "    def __init__(self):\n"
+             "        super().__init__()\n"
+             "        self.register_buffer('b', torch.ones(3))\n"
+             "    def forward(self, x, y):\n"
+             "        self.b.add_(y)\n"
+             "        return x * self.b\n"
+             "torch.jit.script(Accumulator().eval()).save(sys.argv[1])\n"
+             "torch.save((torch.tensor([1.0, 2.0, 3.0]), torch.tensor([0.5, -1.0, 2.0])), sys.argv[2])\n");
+  const Result py = run_cmd("/usr/bin/python3", {script, model, inputs}, {"", 300});
+  ASSERT_EQ(py.exit_code, 0) << py.describe();
+  ASSERT_EQ(tsrepro(import_args(model, inputs, tmp / "case")).exit_code, 0);
+  expect_pass(tsrepro({"run", tmp / "case", "--backend", "ofi", "--json"}));
+}
+
 // torchvision's own operators (torchvision::nms) live in its _C extension library, as any
 // project's TORCH_LIBRARY operators live in theirs.
 TEST(CliImportModule, CustomOperatorsNeedTheirLibraryAndTheReproducersLoadIt) {

@@ -23,29 +23,40 @@ namespace {
 using torch::jit::Graph;
 using torch::jit::Value;
 
-// The frozen graph takes only the user's inputs (the lifted ones are constants in it), and
-// returns a tuple where the case's graph had several outputs (a method returns one value).
+// The frozen forward is a method: it takes the frozen module as %self (freezing may leave reads of
+// it, as for a buffer the module updates in place) and only the user's inputs (the lifted ones are
+// constants in it), and returns a tuple where the case's graph had several outputs (a method
+// returns one value). It runs as `frozen(*inputs)` does: the module first. Every run starts from
+// the module's state as freezing left it, as every run of the case starts from fresh inputs: the
+// profiling runs before it must not count as earlier calls.
 class FrozenGraph : public PreparedGraph {
  public:
-  FrozenGraph(std::unique_ptr<PreparedGraph> inner, std::vector<bool> lifted, bool packed)
-      : inner_(std::move(inner)), lifted_(std::move(lifted)), packed_(packed) {}
+  FrozenGraph(torch::jit::Module pristine, std::unique_ptr<PreparedGraph> inner, std::vector<bool> lifted,
+              bool packed)
+      : pristine_(std::move(pristine)),
+        inner_(std::move(inner)),
+        lifted_(std::move(lifted)),
+        packed_(packed) {}
+
+  static std::vector<c10::IValue> method_inputs(const torch::jit::Module& frozen, const std::vector<c10::IValue>& inputs,
+                                                const std::vector<bool>& lifted) {
+    std::vector<c10::IValue> kept{frozen._ivalue()};
+    for (size_t i = 0; i < inputs.size(); ++i)
+      if (i >= lifted.size() || !lifted[i]) kept.push_back(inputs[i]);
+    return kept;
+  }
 
   std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) override {
-    std::vector<c10::IValue> outputs = inner_->run(drop_lifted(inputs, lifted_));
+    std::vector<c10::IValue> outputs = inner_->run(method_inputs(pristine_.deepcopy(), inputs, lifted_));
     if (!packed_) return outputs;
     return outputs.at(0).toTupleRef().elements().vec();
   }
   std::string executed_graph() const override { return inner_->executed_graph(); }
   std::shared_ptr<Graph> optimized_graph() const override { return inner_->optimized_graph(); }
 
-  static std::vector<c10::IValue> drop_lifted(const std::vector<c10::IValue>& inputs, const std::vector<bool>& lifted) {
-    std::vector<c10::IValue> kept;
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (i >= lifted.size() || !lifted[i]) kept.push_back(inputs[i]);
-    return kept;
-  }
 
  private:
+  torch::jit::Module pristine_;  // the frozen module's state before the profiling runs
   std::unique_ptr<PreparedGraph> inner_;
   std::vector<bool> lifted_;
   bool packed_;
@@ -80,10 +91,11 @@ class OfiBackend : public Backend {
       torch::jit::FuseFrozenConvAddRelu(graph);
       torch::jit::FrozenLinearTranspose(graph);
     }
+    torch::jit::Module pristine = frozen.deepcopy();
     auto graph = frozen.get_method("forward").graph()->copy();
-    graph->eraseInput(0);  // the frozen forward keeps its %self, unused
-    auto inner = prepare_with_profiling_executor(graph, FrozenGraph::drop_lifted(sample, input.lifted), JitSwitches{});
-    return std::make_unique<FrozenGraph>(std::move(inner), input.lifted, packed);
+    auto inner = prepare_with_profiling_executor(graph, FrozenGraph::method_inputs(frozen, sample, input.lifted),
+                                                 JitSwitches{});
+    return std::make_unique<FrozenGraph>(pristine, std::move(inner), input.lifted, packed);
   }
 
  private:
