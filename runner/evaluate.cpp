@@ -87,11 +87,11 @@ Verdict exception_verdict(const std::string& phase) {
   return v;
 }
 
-Verdict invalid_verdict(const std::string& what) {
+Verdict invalid_verdict(const std::string& what, const std::string& phase) {
   ExceptionInfo info = describe_current_exception();
   Verdict v;
   v.status = Status::Invalid;
-  v.phase = "ref";
+  v.phase = phase;
   v.message = what + ": " + info.type + ": " + info.message;
   return v;
 }
@@ -150,14 +150,18 @@ struct SideResult {
   std::vector<c10::IValue> grads;
 };
 
-SideResult run_reference(Backend& backend, const BackendInput& input, const std::vector<c10::IValue>& inputs,
-                         const InputPolicy& policy) {
+SideResult run_prepared_reference(PreparedGraph& prepared, const std::vector<c10::IValue>& inputs,
+                                  const InputPolicy& policy) {
   std::vector<c10::IValue> run_inputs = fresh_inputs(inputs, policy);
-  auto prepared = backend.prepare(input, fresh_inputs(inputs, policy));
-  SideResult result{prepared->run(run_inputs), {}};
+  SideResult result{prepared.run(run_inputs), {}};
   const bool backward = std::find(policy.with_grad.begin(), policy.with_grad.end(), true) != policy.with_grad.end();
   if (backward) result.grads = input_gradients(result.outputs, run_inputs);
   return result;
+}
+
+SideResult run_reference(Backend& backend, const BackendInput& input, const std::vector<c10::IValue>& inputs,
+                         const InputPolicy& policy) {
+  return run_prepared_reference(*backend.prepare(input, fresh_inputs(inputs, policy)), inputs, policy);
 }
 
 std::vector<c10::IValue> detached(const std::vector<c10::IValue>& values) {
@@ -287,11 +291,20 @@ Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::
 
   on_stage("ref");
   compute_started = std::chrono::steady_clock::now();
+  // A reference that cannot even compile the graph (a constant the interpreter cannot hold, an
+  // operator without a kernel) is the graph's fault; one that fails running may be the inputs'.
+  std::unique_ptr<PreparedGraph> reference_prepared;
+  try {
+    reference_prepared = reference->prepare(input, fresh_inputs(inputs, policy));
+  } catch (...) {
+    return finish(invalid_verdict("the reference (" + request.run.ref + ") cannot compile this graph",
+                                  kReferenceCompilePhase));
+  }
   SideResult ref;
   try {
-    ref = run_reference(*reference, input, inputs, policy);
+    ref = run_prepared_reference(*reference_prepared, inputs, policy);
   } catch (...) {
-    return finish(invalid_verdict("the reference (" + request.run.ref + ") fails on this graph"));
+    return finish(invalid_verdict("the reference (" + request.run.ref + ") fails on this graph", "ref"));
   }
 
   if (holds_uninitialized(ref.outputs))

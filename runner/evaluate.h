@@ -47,6 +47,10 @@ Verdict verdict_for_current_exception(const std::string& phase);
 // own paths): one comparison covers both, and the phase and attribution tell them apart by it.
 inline constexpr char kGradientPath[] = "grad.";
 
+// The phase of an invalid verdict whose reference could not even compile the graph (the graph is
+// at fault, whatever the inputs); "ref" is one whose reference failed running it.
+inline constexpr char kReferenceCompilePhase[] = "ref-compile";
+
 class Evaluator {
  public:
   // Throws UserError for a request that cannot be run at all (bad backend, unreadable inputs).

@@ -87,6 +87,24 @@ ImportedGraph graph_from_module(const ImportOptions& o) {
   return graph_of_loaded_module(module, o.method, o.source);
 }
 
+void check_constants_in(torch::jit::Block* block, const std::string& origin) {
+  for (Node* node : block->nodes()) {
+    if (node->kind() == c10::prim::Constant && node->outputs().size() == 1) {
+      try {
+        torch::jit::toIValue(node->output());
+      } catch (const std::exception& e) {  // a std::runtime_error, not a c10::Error
+        throw UserError(origin + ": the interpreter cannot run this graph (constant %" + node->output()->debugName() +
+                        ": " + one_line_error(e.what()) + ")");
+      }
+    }
+    for (Block* inner : node->blocks()) check_constants_in(inner, origin);
+  }
+}
+
+// The parser takes constants the interpreter cannot hold (a bare `inf` for a float): the graph
+// is at fault, whatever the inputs, and every later step would fail on it with no file named.
+void check_constants_run(Graph& graph, const std::string& origin) { check_constants_in(graph.block(), origin); }
+
 // IR printed from a scripted module (print(m.graph)) starts with a class-typed %self, which
 // parseIR cannot read (it only knows __torch__.classes.*). It is read as Any: unused, it is
 // dropped; read from, the module's state is needed, which IR text does not carry.
@@ -97,6 +115,7 @@ ImportedGraph graph_from_ir_file(const ImportOptions& o) {
   const bool class_self = std::regex_search(text, match, class_typed_self);
   if (class_self) text = "graph(" + match[1].str() + " : Any" + match.suffix().str();
   auto graph = graph_from_ir(text, o.source);
+  check_constants_run(*graph, o.source);
   if (class_self) {
     Value* self = graph->inputs().at(0);
     if (self->hasUses())
@@ -363,12 +382,18 @@ void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& r
   std::string why = verdict.message;
   // "the reference (eager) fails on this graph: RuntimeError: ..." -> the error itself.
   if (auto colon = why.find("graph: "); colon != std::string::npos) why = why.substr(colon + 7);
+  why = why.substr(0, why.find('\n'));
+  if (verdict.status == Status::Invalid && verdict.phase == kReferenceCompilePhase) {
+    // Not the inputs: the graph itself cannot be run, whatever it is given.
+    const std::string graph_origin = c.provenance.value("source", std::string("the graph"));
+    throw UserError(graph_origin + ": the interpreter cannot run this graph (" + why + ")");
+  }
   throw UserError(
       origin + ": the inputs do not fit the graph (the interpreter " +
       (verdict.status == Status::Invalid && verdict.signature.empty() && why.find("crashed") == std::string::npos
            ? "fails on them: "
            : "does not survive them: ") +
-      why.substr(0, why.find('\n')) + ")");
+      why + ")");
 }
 
 }  // namespace tsrepro

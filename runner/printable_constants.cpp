@@ -6,6 +6,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 #include <torch/csrc/jit/ir/constants.h>
@@ -131,10 +132,38 @@ class ConstantRebuilder {
   StringLiteralFixes fixes_;
 };
 
+// Only constants of these types can be unprintable: a look at the type spares the toIValue of
+// every other constant (graph_to_ir runs on every candidate).
+bool may_be_unprintable(const c10::TypePtr& type) {
+  switch (type->kind()) {
+    case c10::TypeKind::FloatType:
+    case c10::TypeKind::ComplexType:
+    case c10::TypeKind::StringType:
+    case c10::TypeKind::ListType:
+    case c10::TypeKind::TupleType:
+    case c10::TypeKind::DictType:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::optional<c10::IValue> constant_value(Value* output) {
+  try {
+    const auto value = torch::jit::toIValue(output);  // c10::optional on 1.13
+    return value ? std::optional<c10::IValue>(*value) : std::nullopt;
+  } catch (const std::exception&) {  // libtorch throws a std::runtime_error here
+    // A constant the interpreter cannot hold either (IR text's bare `inf`): printed as it is,
+    // for the interpreter to refuse by name when it compiles the graph.
+    return std::nullopt;
+  }
+}
+
 void collect_unprintable(torch::jit::Block* block, std::vector<Node*>& found) {
   for (Node* node : block->nodes()) {
-    if (node->kind() == c10::prim::Constant && node->outputs().size() == 1) {
-      const auto value = torch::jit::toIValue(node->output());  // c10::optional on 1.13
+    if (node->kind() == c10::prim::Constant && node->outputs().size() == 1 &&
+        may_be_unprintable(node->output()->type())) {
+      const std::optional<c10::IValue> value = constant_value(node->output());
       if (value && rebuildable(*value) && !printable(*value)) found.push_back(node);
     }
     for (torch::jit::Block* sub : node->blocks()) collect_unprintable(sub, found);

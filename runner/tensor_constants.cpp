@@ -1,6 +1,7 @@
 // tensor_constants.h
 
 #include "runner/tensor_constants.h"
+#include "runner/wrapped_numbers.h"
 
 #include <string>
 
@@ -27,6 +28,9 @@ void collect_tensor_constants(torch::jit::Block* block, std::vector<Node*>& out)
 }  // namespace
 
 std::vector<LiftedConstant> lift_tensor_constants(torch::jit::Graph& graph) {
+  // A tensor constant that stands for a Python number is the number where an operator takes one:
+  // lifted, it would promote as no eager program does.
+  write_wrapped_numbers_as_scalars(graph);
   std::vector<Node*> constants;
   collect_tensor_constants(graph.block(), constants);
   std::vector<LiftedConstant> lifted;

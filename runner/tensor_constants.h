@@ -20,6 +20,8 @@ struct LiftedConstant {
 // named constant_<k> (k counting them); their values come back in the same order. An mkldnn
 // constant (prim::ConstantMKLDNNTensor: optimize_for_inference's weights) comes back dense, as a
 // file can hold it, and the graph converts it with aten::to_mkldnn where the constant was.
+// Constants that stand for Python numbers are first written as the numbers where an operator
+// takes one (runner/wrapped_numbers.h); only their other uses are lifted.
 std::vector<LiftedConstant> lift_tensor_constants(torch::jit::Graph& graph);
 
 }  // namespace tsrepro

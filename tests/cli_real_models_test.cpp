@@ -60,6 +60,73 @@ TEST(CliImportIr, ParserErrorsAreNeverEmpty) {
   EXPECT_NE(r.err.find("IR syntax error: Expected classes namespace"), std::string::npos) << r.describe();
 }
 
+// A constant the interpreter cannot hold (IR text's bare `inf`) is the graph's fault, not the
+// inputs': the error names the graph file and says the interpreter cannot run it.
+TEST(CliImportIr, AConstantTheInterpreterCannotRunNamesTheGraph) {
+  TempDir tmp;
+  const std::string ir = tmp / "inf.ir";
+  write_text(ir,
+             "graph(%x : Tensor):\n"
+             "  %big : float = prim::Constant[value=inf]()\n"
+             "  %y : Tensor = aten::clamp_max(%x, %big)\n"
+             "  return (%y)\n");
+  const Result r = tsrepro(import_spec_args(ir, "2x3:float32", tmp / "case"));
+  expect_bad_input(r, ir);
+  EXPECT_NE(r.err.find(ir + ": the interpreter cannot run this graph"), std::string::npos) << r.describe();
+  EXPECT_EQ(r.err.find("do not fit"), std::string::npos) << r.describe();
+}
+
+// Tracing records `s * 2.5` with 2.5 as a 0-dim float64 tensor that torch.jit.save no longer marks
+// as a Python number: the case writes it as the number (runner/wrapped_numbers.h), so that its
+// reference gives eager's float32, not the float64 of the unoptimized interpreter, and jit passes
+// as it does on the module.
+TEST(CliImportModule, ATracedPythonNumberPromotesAsInEager) {
+  REQUIRE_SYSTEM_TORCH();
+  TempDir tmp;
+  const std::string script = tmp / "make_traced.py", model = tmp / "traced.pt", inputs = tmp / "traced.inputs.pt";
+  write_text(script,
+             "import sys, torch\n"
+             "class M(torch.nn.Module):\n"
+             "    def forward(self, x):\n"
+             "        s = x.sum()\n"
+             "        return s * 2.5, (s - 1) / 4, x * 3\n"
+             "x = torch.tensor([1.0, 2.0, 4.0])\n"
+             "m = M()\n"
+             "assert all(o.dtype == torch.float32 for o in m(x))\n"
+             "torch.jit.trace(m, x).save(sys.argv[1])\n"
+             "torch.save((x,), sys.argv[2])\n");
+  const Result py = run_cmd("/usr/bin/python3", {script, model, inputs}, {"", 300});
+  ASSERT_EQ(py.exit_code, 0) << py.describe();
+  ASSERT_EQ(tsrepro(import_args(model, inputs, tmp / "case")).exit_code, 0);
+  const std::string graph = read_text(tmp / "case/graph.ir");
+  EXPECT_NE(graph.find("float = prim::Constant[value=2.5]"), std::string::npos) << graph;
+  const Result r = tsrepro({"run", tmp / "case", "--backend", "jit", "--json"});
+  expect_pass(r);
+  for (const json& output : r.stdout_json().at("outputs"))
+    EXPECT_EQ(output.value("dtype", ""), "float32") << r.describe();
+}
+
+// Import runs no optimization pass over the model: `(x > 0) * 1` stays a multiplication, whose
+// result is int64 as in eager (a peephole that drops `* 1` would leave a bool tensor).
+TEST(CliImportModule, ImportKeepsEveryOperatorTheModelRuns) {
+  REQUIRE_SYSTEM_TORCH();
+  TempDir tmp;
+  const std::string script = tmp / "make_mask.py", model = tmp / "mask.pt";
+  write_text(script,
+             "import sys, torch\n"
+             "class M(torch.nn.Module):\n"
+             "    def forward(self, x):\n"
+             "        return (x > 0) * 1\n"
+             "torch.jit.script(M()).save(sys.argv[1])\n");
+  const Result py = run_cmd("/usr/bin/python3", {script, model}, {"", 300});
+  ASSERT_EQ(py.exit_code, 0) << py.describe();
+  ASSERT_EQ(tsrepro(import_spec_args(model, "2x3:float32", tmp / "case")).exit_code, 0);
+  EXPECT_NE(read_text(tmp / "case/graph.ir").find("aten::mul"), std::string::npos);
+  const Result r = tsrepro({"run", tmp / "case", "--backend", "eager", "--json"});
+  expect_pass(r);
+  EXPECT_EQ(r.stdout_json().at("outputs").at(0).value("dtype", ""), "int64") << r.describe();
+}
+
 // An attribute write (prim::SetAttr) becomes state threaded through the case's graph
 // (runner/attribute_state.h): the case holds no write and computes what one call of the module does.
 TEST(CliImportModule, AnAttributeWriteIsThreadedThroughTheCase) {

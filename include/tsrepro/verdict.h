@@ -17,7 +17,8 @@ Status status_from_name(const std::string& name);
 
 struct Verdict {
   Status status = Status::Pass;
-  std::string phase;      // exception: "compile", "run" or "backward"; crash/timeout: the stage
+  std::string phase;  // exception: "compile", "run" or "backward"; crash/timeout: the stage;
+                      // invalid: "ref" (the reference fails running) or "ref-compile" (it cannot compile)
   std::string signature;  // normalized identity of the failure; empty for pass
   std::string message;    // for people: the exception text, the signal, the worst diff
   std::vector<OutputDiff> outputs;
