@@ -24,13 +24,18 @@ For every model NAME it writes OUT_DIR/NAME/:
   expected.pt   torch.save((out,)): a one-element tuple holding what the
                 scripted module returned on inputs.pt under torch.no_grad()
                 (a NamedTuple output is stored as a plain tuple)
-  info.json     name; family ("torchvision", "torchaudio" or "construct"); forward
+  info.json     name; family ("torchvision", "torchaudio" or "construct"); task
+                (torchvision models: "classification", "segmentation",
+                "detection", "video" or "optical_flow"; else null); forward
                 schema; input (description) and input_note (why this
                 size); output; non_constant_nodes (nodes of the inlined
                 forward graph that are not prim::Constant, counted through
                 sub-blocks); node_kinds; constructs (what the model is meant
                 to exercise: node kinds, checks, or descriptions) and which
-                of them were confirmed in the graph
+                of them were confirmed in the graph; load_library, only when
+                the graph calls an extension library's operators
+                (torchvision::nms, ...): that library's absolute path, which
+                tsrepro must be given with --load-library
 and OUT_DIR/MANIFEST.json: the list of the info of the models written by
 this run. Files a previous run left in OUT_DIR/NAME/ are removed first.
 
@@ -44,7 +49,12 @@ ones).
 Input sizes: the C++ side runs NNC's fusion groups in NNC's IR interpreter
 (this libtorch has no LLVM), at tens of microseconds per element per kernel,
 so every model gets batch 1 and the smallest square image it accepts (found
-by trying every size from 1 up); info.json's input_note says why.
+by trying every size from 1 up); info.json's input_note says why. Where a
+model's fixed configuration makes that large (maxvit_t's partition size,
+MViT's and SSD's built-in input sizes, RAFT's correlation pyramid), a knob
+that keeps the graph is set smaller; detection models get one 32x32 image.
+The reference output of every torchvision model must be finite, and every
+model's loaded module must give it on two calls in a row.
 """
 
 import collections
@@ -70,6 +80,10 @@ from torch import Tensor
 # torchvision's scripted GoogLeNet warns on every call that it always returns
 # a GoogLeNetOutputs tuple; the message says nothing useful here.
 warnings.filterwarnings("ignore", message="Scripted GoogleNet always returns")
+# Likewise Inception3 and the detection models (a (losses, detections) tuple).
+warnings.filterwarnings("ignore", message="Scripted Inception3 always returns")
+warnings.filterwarnings(
+    "ignore", message="(RCNN|RetinaNet|FCOS|SSD) always returns a")
 
 # The files this script owns inside OUT_DIR/NAME/.
 OWNED_FILES = ("model.pt", "inputs.pt", "expected.pt", "info.json",
@@ -387,6 +401,615 @@ def tv_vit_tiny():
             "VisionTransformer(%s); it accepts exactly its image_size. "
             "16x16 with 8x8 patches gives 4 patches + the class token"
             % ", ".join("%s=%s" % kv for kv in VIT_CONFIG.items()))
+
+
+# -- more classification families -------------------------------------------
+#
+# One entry per architecture family (one builder code path), not per width or
+# depth variant: resnet34/101/152, vgg13/16/19, densenet161/169/201,
+# efficientnet_b1-b7, regnet_*gf, mnasnet0_75/1_0/1_3, shufflenet_v2_x1_0+,
+# squeezenet1_0, convnext_small+, swin_s/b, swin_v2_s/b and
+# efficientnet_v2_m/l build the same graph as the entry of their family, with
+# other widths or more repeats of the same block. Also left out:
+#   vgg11       conv/relu/max_pool2d/adaptive_avg_pool2d/dropout/linear, the
+#               op sequence of alexnet at another depth; vgg11_bn (below)
+#               is the VGG entry: it adds batch_norm between each conv and
+#               relu, which is what the *_bn VGGs build
+#   wide_resnet50_2  resnet50 with wider bottlenecks: the same graph;
+#               resnext50_32x4d (grouped 3x3 convolutions) is the entry
+#   vit_b_16 (and vit_b_32, vit_l_*, vit_h_14)  the VisionTransformer class
+#               that vit_tiny already builds, at a bigger configuration
+#   quantized_*  torchvision.models.quantization with quantize=True: the
+#               resnet, resnext, googlenet, inception and shufflenet ones
+#               hard-code the fbgemm engine, which Debian's torch lacks
+#               ("Quantized backend not supported"); quantized_mobilenet_v2
+#               and _v3_large (qnnpack) build and script, but at random
+#               weights (calibrated on one random image, as torchvision's
+#               quantize_model does) every output is exactly 0 at every
+#               input size tried (1 to 224): nothing to compare. With
+#               quantize=False they are the float models, with identity
+#               QuantStubs
+
+
+def tv_alexnet():
+    import torchvision.models as M
+    m = M.alexnet(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(63),
+            ["aten::conv2d", "aten::relu_", "aten::max_pool2d",
+             "aten::adaptive_avg_pool2d", "aten::flatten", "aten::dropout",
+             "aten::linear", "11x11 stride-4 stem convolution",
+             "adaptive_avg_pool2d up-sampling a 1x1 map to 6x6"],
+            "63x63 is the smallest accepted size (62x62 leaves a 2x2 map, "
+            "too small for the last 3x3 max_pool2d). optimize_for_inference raises on it in "
+            "torch 1.13 (its MKLDNN adaptive_avg_pool2d: 'input size is "
+            "not divisible by the output size is not supported yet', 1x1 "
+            "to 6x6); 223x223 (a 6x6 map) is the smallest it runs")
+
+
+def tv_vgg11_bn():
+    import torchvision.models as M
+    m = M.vgg11_bn(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(32),
+            ["aten::conv2d", "aten::batch_norm", "aten::relu_",
+             "aten::max_pool2d", "aten::adaptive_avg_pool2d",
+             "aten::flatten", "aten::dropout", "aten::linear",
+             "conv -> batch_norm -> relu chains, no skip connections",
+             "25088 x 4096 classifier (its width is fixed in torchvision)"],
+            "32x32 is the smallest accepted size (five 2x2 max_pool2d). "
+            "optimize_for_inference raises on it in torch 1.13 (its MKLDNN "
+            "adaptive_avg_pool2d: 'input size is not divisible by the "
+            "output size is not supported yet', 1x1 to 7x7); 224x224 (a "
+            "7x7 map) is the smallest it runs")
+
+
+def tv_resnet50():
+    import torchvision.models as M
+    m = M.resnet50(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(1),
+            ["aten::conv2d", "aten::batch_norm", "aten::relu_",
+             "aten::max_pool2d", "aten::add_", "aten::adaptive_avg_pool2d",
+             "aten::linear",
+             "bottleneck blocks (1x1 -> 3x3 -> 1x1, 4x expansion) with a "
+             "projection shortcut in every stage"],
+            "1x1 is the smallest accepted size, as resnet18")
+
+
+def tv_resnext50_32x4d():
+    import torchvision.models as M
+    m = M.resnext50_32x4d(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(1),
+            ["aten::conv2d", "aten::batch_norm", "aten::relu_",
+             "aten::add_", "aten::adaptive_avg_pool2d",
+             "grouped 3x3 convolutions (groups=32) in bottleneck blocks"],
+            "1x1 is the smallest accepted size. Chosen over "
+            "wide_resnet50_2, whose graph is resnet50's with wider "
+            "bottlenecks: ResNeXt's grouped convolutions are a different "
+            "convolution")
+
+
+def tv_mobilenet_v2():
+    import torchvision.models as M
+    m = M.mobilenet_v2(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(1),
+            ["aten::conv2d", "aten::batch_norm", "aten::hardtanh_",
+             "aten::add", "aten::adaptive_avg_pool2d", "aten::flatten",
+             "aten::dropout", "aten::linear",
+             "inverted residual blocks (ReLU6 = hardtanh_(0, 6), linear "
+             "bottleneck, skip connection only when stride 1 and equal "
+             "channels)", "depthwise convolutions"],
+            "1x1 is the smallest accepted size")
+
+
+def tv_mobilenet_v3_large():
+    import torchvision.models as M
+    m = M.mobilenet_v3_large(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(1),
+            ["aten::hardswish_", "aten::hardsigmoid", "aten::relu_",
+             "aten::adaptive_avg_pool2d", "aten::mul", "aten::add_",
+             "aten::dropout_", "aten::flatten",
+             "squeeze-excitation on some blocks, ReLU and hardswish blocks"],
+            "1x1 is the smallest accepted size")
+
+
+def tv_mnasnet0_5():
+    import torchvision.models as M
+    m = M.mnasnet0_5(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(1),
+            ["aten::conv2d", "aten::batch_norm", "aten::relu_",
+             "aten::add", "aten::mean", "aten::dropout_", "aten::linear",
+             "global pooling written as x.mean([2, 3])",
+             "5x5 depthwise convolutions"],
+            "1x1 is the smallest accepted size")
+
+
+def tv_efficientnet_v2_s():
+    import torchvision.models as M
+    m = M.efficientnet_v2_s(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(1),
+            ["aten::conv2d", "aten::batch_norm", "aten::silu_",
+             "aten::sigmoid", "aten::mul", "aten::add_",
+             "aten::adaptive_avg_pool2d", "aten::dropout_", "prim::If",
+             "fused MBConv blocks (one 3x3 expansion convolution) before "
+             "the MBConv ones", "StochasticDepth", "squeeze-excitation"],
+            "1x1 is the smallest accepted size")
+
+
+def tv_regnet_x_400mf():
+    import torchvision.models as M
+    m = M.regnet_x_400mf(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(1),
+            ["aten::conv2d", "aten::batch_norm", "aten::relu_", "aten::add",
+             "aten::adaptive_avg_pool2d", "aten::flatten", "aten::linear",
+             "grouped convolutions without squeeze-excitation (regnet_y_400mf "
+             "has it)"],
+            "1x1 is the smallest accepted size")
+
+
+def tv_inception_v3():
+    import torchvision.models as M
+    m = M.inception_v3(weights=None, num_classes=NUM_CLASSES,
+                       aux_logits=True, init_weights=False)
+    return (m, image(75),
+            ["aten::conv2d", "aten::batch_norm", "aten::relu_",
+             "aten::max_pool2d", "aten::avg_pool2d", "aten::cat",
+             "aten::adaptive_avg_pool2d", "aten::dropout", "aten::linear",
+             "prim::If", "prim::TupleConstruct", "aten::warn",
+             "NamedTuple output InceptionOutputs(logits, None) (expected.pt "
+             "stores it as a plain tuple)",
+             "aux classifier present but only run in a training branch",
+             "asymmetric 1x7 / 7x1 convolutions"],
+            "75x75 is the smallest accepted size (74x74 leaves a 2x2 map, "
+            "too small for Mixed_7a's unpadded 3x3 stride-2 convolutions); "
+            "init_weights=False "
+            "(PyTorch's default initialization, as googlenet)")
+
+
+MAXVIT_PARTITION = 2
+
+
+def tv_maxvit_t():
+    from torchvision.models.maxvit import MaxVit
+    # maxvit_t's configuration, but partition_size 2 (maxvit_t: 7) and the
+    # input_size it needs. The partition size only sizes the windows and the
+    # relative position table; every stage's map must be a multiple of it,
+    # so maxvit_t's 7 takes 224x224 at least (7.7 s per call here).
+    size = 61
+    m = MaxVit(input_size=(size, size), stem_channels=64,
+               block_channels=[64, 128, 256, 512], block_layers=[2, 2, 5, 2],
+               head_dim=32, stochastic_depth_prob=0.2,
+               partition_size=MAXVIT_PARTITION, num_classes=NUM_CLASSES)
+    return (m, image(size),
+            ["aten::conv2d", "aten::batch_norm", "aten::gelu",
+             "aten::silu", "aten::layer_norm", "aten::softmax",
+             "aten::einsum", "aten::permute", "aten::reshape",
+             "aten::transpose", "aten::index", "aten::sigmoid",
+             "aten::adaptive_avg_pool2d", "aten::tanh",
+             "MBConv with squeeze-excitation, then block (window) and grid "
+             "attention with a relative position bias (einsum attention, "
+             "axes swapped with transpose for the grid)",
+             "StochasticDepth"],
+            "MaxVit with maxvit_t's widths and depths and partition_size=2 "
+            "(maxvit_t: 7; the graph does not depend on it): every stage's "
+            "map must be a multiple of the partition size, and 61x61 "
+            "(stem 31, stages 16, 8, 4, 2) is the smallest that is. "
+            "Partition size 1 would take 1x1, but then every attention is "
+            "over one token")
+
+
+def tv_swin_v2_t():
+    import torchvision.models as M
+    m = M.swin_v2_t(weights=None, num_classes=NUM_CLASSES)
+    return (m, image(4),
+            ["aten::permute", "aten::layer_norm", "aten::pad", "aten::roll",
+             "aten::softmax", "aten::matmul", "aten::gelu", "prim::If",
+             "aten::norm", "aten::clamp_min", "aten::clamp", "aten::exp",
+             "aten::sigmoid", "aten::relu_",
+             "scaled cosine attention (normalize q and k, clamped "
+             "logit_scale)",
+             "continuous relative position bias (an MLP over log-spaced "
+             "coordinates)", "post-norm residual blocks"],
+            "4x4 is the smallest accepted size (one 4x4 patch), as swin_t")
+
+
+# -- segmentation -----------------------------------------------------------
+#
+# Each returns Dict[str, Tensor] ({"out": ...}; aux_loss=False leaves out
+# "aux"). fcn_resnet101 and deeplabv3_resnet101 are the resnet50 ones with a
+# deeper backbone.
+
+SEG_CLASSES = 3
+
+
+def tv_lraspp_mobilenet_v3_large():
+    import torchvision.models.segmentation as S
+    m = S.lraspp_mobilenet_v3_large(weights=None, weights_backbone=None,
+                                    num_classes=SEG_CLASSES)
+    return (m, image(2),
+            ["aten::hardswish_", "aten::sigmoid", "aten::mul",
+             "aten::add", "aten::upsample_bilinear2d",
+             "aten::adaptive_avg_pool2d", "aten::dict", "aten::_set_item",
+             "IntermediateLayerGetter (a Dict[str, Tensor] of backbone "
+             "features)",
+             "Dict[str, Tensor] output",
+             "LR-ASPP head (pooled sigmoid gate, low/high-level fusion)"],
+            "2x2: the smallest size at which the final bilinear "
+            "interpolation really up-samples (the backbone ends at 1x1; "
+            "1x1 is accepted too)")
+
+
+def tv_deeplabv3_mobilenet_v3_large():
+    import torchvision.models.segmentation as S
+    m = S.deeplabv3_mobilenet_v3_large(weights=None, weights_backbone=None,
+                                       num_classes=SEG_CLASSES,
+                                       aux_loss=False)
+    return (m, image(2),
+            ["aten::conv2d", "aten::batch_norm", "aten::relu",
+             "aten::upsample_bilinear2d", "aten::adaptive_avg_pool2d",
+             "aten::cat", "aten::dict", "aten::_set_item",
+             "ASPP head (dilated convolutions and an image-pooling branch "
+             "up-sampled back)", "dilated MobileNetV3 backbone",
+             "Dict[str, Tensor] output"],
+            "2x2: the smallest size at which the final bilinear "
+            "interpolation really up-samples (1x1 is accepted too)")
+
+
+def tv_fcn_resnet50():
+    import torchvision.models.segmentation as S
+    m = S.fcn_resnet50(weights=None, weights_backbone=None,
+                       num_classes=SEG_CLASSES, aux_loss=False)
+    return (m, image(2),
+            ["aten::conv2d", "aten::batch_norm", "aten::relu",
+             "aten::relu_", "aten::dropout", "aten::add_",
+             "aten::upsample_bilinear2d", "aten::dict", "aten::_set_item",
+             "dilated ResNet-50 backbone (output stride 8)",
+             "FCN head", "Dict[str, Tensor] output"],
+            "2x2: the smallest size at which the final bilinear "
+            "interpolation really up-samples (1x1 is accepted too)")
+
+
+def tv_deeplabv3_resnet50():
+    import torchvision.models.segmentation as S
+    m = S.deeplabv3_resnet50(weights=None, weights_backbone=None,
+                             num_classes=SEG_CLASSES, aux_loss=False)
+    return (m, image(2),
+            ["aten::conv2d", "aten::batch_norm", "aten::relu",
+             "aten::cat", "aten::adaptive_avg_pool2d",
+             "aten::upsample_bilinear2d", "aten::dict", "aten::_set_item",
+             "ASPP head on a dilated ResNet-50 (fcn_resnet50's backbone, "
+             "another head)", "Dict[str, Tensor] output"],
+            "2x2: the smallest size at which the final bilinear "
+            "interpolation really up-samples (1x1 is accepted too)")
+
+
+# -- video ------------------------------------------------------------------
+#
+# Input (1, 3, T, H, W). Left out:
+#   s3d  its classifier average-pools a fixed 2x7x7 window, so the smallest
+#        input it takes is 1x3x13x209x209 (1.7M elements, 6.8 s per call
+#        here)
+
+def video(t, size):
+    """Batch-1 RGB clip of t frames of size x size."""
+    return (torch.randn(1, 3, t, size, size),)
+
+
+def tv_r3d_18():
+    import torchvision.models.video as V
+    m = V.r3d_18(weights=None, num_classes=NUM_CLASSES)
+    return (m, video(1, 1),
+            ["aten::conv3d", "aten::batch_norm", "aten::relu_",
+             "aten::add_", "aten::adaptive_avg_pool3d", "aten::flatten",
+             "aten::linear", "3x3x3 convolutions in basic residual blocks"],
+            "1 frame of 1x1 is the smallest accepted size")
+
+
+def tv_mc3_18():
+    import torchvision.models.video as V
+    m = V.mc3_18(weights=None, num_classes=NUM_CLASSES)
+    return (m, video(1, 1),
+            ["aten::conv3d", "aten::batch_norm", "aten::relu_",
+             "aten::add_", "aten::adaptive_avg_pool3d",
+             "mixed convolutions: 3x3x3 in the first stage, 1x3x3 after"],
+            "1 frame of 1x1 is the smallest accepted size")
+
+
+def tv_r2plus1d_18():
+    import torchvision.models.video as V
+    m = V.r2plus1d_18(weights=None, num_classes=NUM_CLASSES)
+    return (m, video(1, 1),
+            ["aten::conv3d", "aten::batch_norm", "aten::relu_",
+             "aten::add_", "aten::adaptive_avg_pool3d",
+             "(2+1)D convolutions: 1x3x3 spatial then 3x1x1 temporal"],
+            "1 frame of 1x1 is the smallest accepted size")
+
+
+def small_mvit(builder_name, temporal_size, spatial_size):
+    """torchvision's mvit_v1_b / mvit_v2_s at another input size: their
+    builders pass spatial_size=(224, 224) and temporal_size=16 to _mvit()
+    themselves, so the size is put in on the way through (the block
+    configuration is the builder's own)."""
+    from torchvision.models.video import mvit
+    original = mvit._mvit
+
+    def sized(**kwargs):
+        kwargs.update(spatial_size=(spatial_size, spatial_size),
+                      temporal_size=temporal_size)
+        return original(**kwargs)
+
+    mvit._mvit = sized
+    try:
+        return getattr(mvit, builder_name)(weights=None,
+                                           num_classes=NUM_CLASSES)
+    finally:
+        mvit._mvit = original
+
+
+def tv_mvit_v1_b():
+    m = small_mvit("mvit_v1_b", 2, 4)
+    return (m, video(2, 4),
+            ["aten::conv3d", "aten::layer_norm", "aten::gelu",
+             "aten::softmax", "aten::matmul", "aten::cat",
+             "aten::flatten", "aten::transpose", "aten::reshape",
+             "prim::TupleConstruct", "prim::TupleUnpack",
+             "pooling attention (strided conv3d pooling of q, k, v)",
+             "absolute positional embedding, class token",
+             "(tensor, thw) tuples passed between blocks"],
+            "mvit_v1_b's blocks built for 2 frames of 4x4 (the builder "
+            "fixes 16 x 224x224, over a minute per call here), the "
+            "smallest it accepts: its token grid is (T // 2, H // 4, "
+            "W // 4), here 1x1x1 (plus the class token), and one frame "
+            "makes it empty. The input must match the size the model was "
+            "built for")
+
+
+def tv_mvit_v2_s():
+    m = small_mvit("mvit_v2_s", 2, 32)
+    return (m, video(2, 32),
+            ["aten::conv3d", "aten::layer_norm", "aten::gelu",
+             "aten::softmax", "aten::matmul", "aten::einsum",
+             "aten::add", "prim::TupleConstruct",
+             "decomposed relative position embeddings (einsum)",
+             "residual pooling connection"],
+            "mvit_v2_s's blocks built for 2 frames of 32x32 (the builder "
+            "fixes 16 x 224x224, over a minute per call here), the "
+            "smallest it accepts: its relative position tables are sized "
+            "from the token grid at construction, and the 8x8 grid of a "
+            "32x32 input is the smallest that its three stride-2 query "
+            "poolings leave at least 1x1")
+
+
+# -- optical flow -----------------------------------------------------------
+
+RAFT_UPDATES = 2
+RAFT_SIZE = 32
+RAFT_CORR_LEVELS = 2
+
+
+def raft(builder_name, radius):
+    """RAFT with a 2-level correlation pyramid (the builders: 4 levels).
+    The pyramid's levels are a loop in the graph: the graph is the same.
+    With 4 levels a 64x64 input ends in a 1x1 level, where RAFT's
+    grid_sample divides x coordinates by (width - 1) = 0: every output is
+    NaN; 4 levels take 128x128 to stay finite."""
+    import torchvision.models.optical_flow as O
+    from torchvision.models.optical_flow.raft import CorrBlock
+    m = getattr(O, builder_name)(
+        weights=None,
+        corr_block=CorrBlock(num_levels=RAFT_CORR_LEVELS, radius=radius))
+    images = torch.randn(2, 1, 3, RAFT_SIZE, RAFT_SIZE)
+    return m, (images[0], images[1], RAFT_UPDATES)
+
+
+RAFT_NOTE = ("two 32x32 images and num_flow_updates=%d (default 12). "
+             "%d-level correlation pyramid (the builder's: 4; the graph is "
+             "the same, a loop over the levels): 32x32 is the smallest "
+             "size that ends it at 2x2. A 1x1 level makes every output "
+             "NaN (RAFT's grid_sample divides x coordinates by width - 1), "
+             "which with 4 levels is every size below 128x128 (the size "
+             "that found it: 64x64)"
+             % (RAFT_UPDATES, RAFT_CORR_LEVELS))
+
+
+def tv_raft_small():
+    m, inputs = raft("raft_small", 3)
+    return (m, inputs,
+            ["aten::conv2d", "aten::instance_norm", "aten::relu",
+             "aten::cat", "aten::chunk", "aten::split", "aten::tanh",
+             "aten::sigmoid", "aten::grid_sampler", "aten::avg_pool2d",
+             "aten::upsample_bilinear2d", "aten::arange", "aten::meshgrid",
+             "prim::Loop", "aten::append", "aten::matmul",
+             "prim::RaiseException", "prim::SetAttr",
+             "the correlation pyramid stored on a submodule inside forward "
+             "(prim::SetAttr)",
+             "int input (num_flow_updates) as a loop trip count",
+             "List[Tensor] output (one flow per update)",
+             "ConvGRU update loop carrying state across iterations",
+             "bilinear flow up-sampling (no mask predictor)"],
+            RAFT_NOTE)
+
+
+def tv_raft_large():
+    m, inputs = raft("raft_large", 4)
+    return (m, inputs,
+            ["aten::conv2d", "aten::instance_norm", "aten::batch_norm",
+             "aten::relu", "aten::tanh", "aten::sigmoid",
+             "aten::grid_sampler", "aten::softmax", "aten::im2col",
+             "prim::Loop", "aten::append",
+             "convex up-sampling of the flow (mask predictor, softmax over "
+             "3x3 neighbours, F.unfold = im2col)",
+             "two ConvGRUs (1x5 then 5x1)", "residual-block encoders"],
+            RAFT_NOTE)
+
+
+# -- detection --------------------------------------------------------------
+#
+# forward(images: List[Tensor], targets=None) returns (losses, detections)
+# under TorchScript: Tuple[Dict[str, Tensor], List[Dict[str, Tensor]]] (the
+# losses are empty in eval mode). They call torchvision::nms and
+# torchvision::roi_align, from torchvision's extension library: info.json's
+# load_library names it. One 3x32x32 image in [0, 1), num_classes 3 and few
+# proposals / detections: fewer, smaller tensors, the same graph. Left out:
+#   fasterrcnn_mobilenet_v3_large_fpn  fasterrcnn_mobilenet_v3_large_320_fpn
+#               with other default sizes
+#   maskrcnn_resnet50_fpn_v2  fasterrcnn_resnet50_fpn_v2's changes (below)
+#               in maskrcnn_resnet50_fpn, whose mask head is here
+#   retinanet_resnet50_fpn_v2  retinanet_resnet50_fpn with GroupNorm in the
+#               heads (as fcos_resnet50_fpn's) and P6 computed from C5, not
+#               P5
+
+DET_CLASSES = 3
+DET_SIZE = 32
+RPN_SMALL = dict(rpn_pre_nms_top_n_test=10, rpn_post_nms_top_n_test=10,
+                 box_detections_per_img=5)
+
+
+def det_image(size=DET_SIZE):
+    return ([torch.rand(3, size, size)],)
+
+
+DET_NOTE = ("one 3x32x32 image, min_size=max_size=32: the transform keeps "
+            "it as it is, and a smaller one is padded to 32x32 (a multiple "
+            "of size_divisible=32) anyway. num_classes=%d; ")
+
+
+def rcnn(builder_name, **extra):
+    import torchvision.models.detection as D
+    return getattr(D, builder_name)(
+        weights=None, weights_backbone=None, num_classes=DET_CLASSES,
+        min_size=DET_SIZE, max_size=DET_SIZE, **RPN_SMALL, **extra)
+
+
+RCNN_CONSTRUCTS = [
+    "torchvision::nms", "torchvision::roi_align", "aten::conv2d",
+    "aten::upsample_bilinear2d", "aten::upsample_nearest2d",
+    "aten::topk", "aten::sort", "aten::softmax", "aten::clamp",
+    "aten::exp", "aten::log2", "aten::where", "prim::Loop", "prim::If",
+    "prim::DictConstruct", "prim::TupleConstruct", "aten::warn",
+    "List[Tensor] input, Tuple[Dict, List[Dict]] output",
+    "transform (normalize, resize, pad into a batch), anchors, RPN, "
+    "MultiScaleRoIAlign, box head, per-class NMS"]
+
+
+def tv_fasterrcnn_mobilenet_v3_large_320_fpn():
+    m = rcnn("fasterrcnn_mobilenet_v3_large_320_fpn")
+    return (m, det_image(),
+            RCNN_CONSTRUCTS + ["aten::hardswish_"],
+            DET_NOTE % DET_CLASSES + "10 RPN proposals, 5 detections")
+
+
+def tv_fasterrcnn_resnet50_fpn():
+    m = rcnn("fasterrcnn_resnet50_fpn")
+    return (m, det_image(),
+            RCNN_CONSTRUCTS + ["aten::max_pool2d", "aten::batch_norm",
+                               "ResNet-50 FPN backbone (BatchNorm2d: "
+                               "torchvision uses FrozenBatchNorm2d only "
+                               "with pretrained weights)"],
+            DET_NOTE % DET_CLASSES + "10 RPN proposals, 5 detections")
+
+
+def tv_fasterrcnn_resnet50_fpn_v2():
+    m = rcnn("fasterrcnn_resnet50_fpn_v2")
+    return (m, det_image(),
+            RCNN_CONSTRUCTS + ["aten::batch_norm",
+                               "FPN and box head with BatchNorm, "
+                               "two-convolution RPN head, four-conv box head"],
+            DET_NOTE % DET_CLASSES + "10 RPN proposals, 5 detections")
+
+
+def tv_maskrcnn_resnet50_fpn():
+    m = rcnn("maskrcnn_resnet50_fpn")
+    return (m, det_image(),
+            RCNN_CONSTRUCTS + ["aten::conv_transpose2d", "aten::sigmoid",
+                               "mask head; masks pasted into the image "
+                               "in a loop"],
+            DET_NOTE % DET_CLASSES + "10 RPN proposals, 5 detections")
+
+
+def tv_keypointrcnn_resnet50_fpn():
+    m = rcnn("keypointrcnn_resnet50_fpn", num_keypoints=3)
+    return (m, det_image(),
+            RCNN_CONSTRUCTS + ["aten::conv_transpose2d",
+                               "keypoint head; heatmaps to keypoints"],
+            DET_NOTE % DET_CLASSES
+            + "3 keypoints, 10 RPN proposals, 5 detections")
+
+
+def tv_retinanet_resnet50_fpn():
+    import torchvision.models.detection as D
+    m = D.retinanet_resnet50_fpn(
+        weights=None, weights_backbone=None, num_classes=DET_CLASSES,
+        min_size=DET_SIZE, max_size=DET_SIZE, topk_candidates=10,
+        detections_per_img=5, score_thresh=0.0)
+    return (m, det_image(),
+            ["torchvision::nms", "aten::conv2d", "aten::sigmoid",
+             "aten::topk", "aten::where", "prim::Loop",
+             "single-stage heads over P3-P7, per-level top-k",
+             "score_thresh=0.0 (torchvision's 0.05 keeps no box at random "
+             "weights)"],
+            DET_NOTE % DET_CLASSES
+            + "10 candidates per level, 5 detections, score_thresh=0.0 (the "
+            "classification prior gives every score about 0.01)")
+
+
+def tv_fcos_resnet50_fpn():
+    import torchvision.models.detection as D
+    m = D.fcos_resnet50_fpn(
+        weights=None, weights_backbone=None, num_classes=DET_CLASSES,
+        min_size=DET_SIZE, max_size=DET_SIZE, topk_candidates=10,
+        detections_per_img=5, score_thresh=0.0)
+    return (m, det_image(),
+            ["torchvision::nms", "aten::conv2d", "aten::group_norm",
+             "aten::sigmoid", "aten::sqrt", "aten::topk",
+             "anchor-free heads with centerness"],
+            DET_NOTE % DET_CLASSES
+            + "10 candidates per level, 5 detections, score_thresh=0.0")
+
+
+def ssd_small(m, size):
+    """SSD's transform resizes every image to a fixed size (300 or 320);
+    the size it resizes to is set smaller here (its builders ignore a size
+    argument)."""
+    m.transform.fixed_size = (size, size)
+    m.transform.min_size = (size,)
+    m.transform.max_size = size
+    m.topk_candidates = 10
+    m.detections_per_img = 5
+    return m
+
+
+def tv_ssdlite320_mobilenet_v3_large():
+    import torchvision.models.detection as D
+    m = ssd_small(D.ssdlite320_mobilenet_v3_large(
+        weights=None, weights_backbone=None, num_classes=DET_CLASSES),
+        DET_SIZE)
+    return (m, det_image(),
+            ["torchvision::nms", "aten::conv2d", "aten::hardtanh_",
+             "aten::softmax", "aten::cat",
+             "SSDLite heads (depthwise separable) over six feature maps",
+             "default boxes computed from the feature map sizes"],
+            "one 3x32x32 image, resized to a fixed 32x32 (the builder's: "
+            "320x320; 1x1 is accepted too, but then every feature map is "
+            "1x1); num_classes=3, 10 candidates, 5 detections")
+
+
+SSD300_SIZE = 268
+
+
+def tv_ssd300_vgg16():
+    import torchvision.models.detection as D
+    m = ssd_small(D.ssd300_vgg16(
+        weights=None, weights_backbone=None, num_classes=DET_CLASSES),
+        SSD300_SIZE)
+    return (m, det_image(),
+            ["torchvision::nms", "aten::conv2d", "aten::relu_",
+             "aten::max_pool2d", "aten::norm", "aten::softmax",
+             "aten::upsample_bilinear2d",
+             "VGG-16 backbone with L2-normalized conv4_3 features "
+             "and extra layers"],
+            "one 3x32x32 image, resized to a fixed %dx%d (the builder's: "
+            "300x300): the smallest its extra layers (unpadded 3x3 "
+            "convolutions down to 1x1) accept; num_classes=3, 10 "
+            "candidates, 5 detections" % (SSD300_SIZE, SSD300_SIZE))
 
 
 # ---------------------------------------------------------------------------
@@ -939,19 +1562,62 @@ def construct_mkldnn_clamp():
 # registry
 # ---------------------------------------------------------------------------
 
-TORCHVISION = collections.OrderedDict([
-    ("resnet18", tv_resnet18),
-    ("mobilenet_v3_small", tv_mobilenet_v3_small),
-    ("regnet_y_400mf", tv_regnet_y_400mf),
-    ("squeezenet1_1", tv_squeezenet1_1),
-    ("efficientnet_b0", tv_efficientnet_b0),
-    ("convnext_tiny", tv_convnext_tiny),
-    ("shufflenet_v2_x0_5", tv_shufflenet_v2_x0_5),
-    ("densenet121", tv_densenet121),
-    ("googlenet", tv_googlenet),
-    ("swin_t", tv_swin_t),
-    ("vit_tiny", tv_vit_tiny),
-])
+# (name, builder, task); task groups the models in the docs.
+TORCHVISION_MODELS = [
+    ("resnet18", tv_resnet18, "classification"),
+    ("mobilenet_v3_small", tv_mobilenet_v3_small, "classification"),
+    ("regnet_y_400mf", tv_regnet_y_400mf, "classification"),
+    ("squeezenet1_1", tv_squeezenet1_1, "classification"),
+    ("efficientnet_b0", tv_efficientnet_b0, "classification"),
+    ("convnext_tiny", tv_convnext_tiny, "classification"),
+    ("shufflenet_v2_x0_5", tv_shufflenet_v2_x0_5, "classification"),
+    ("densenet121", tv_densenet121, "classification"),
+    ("googlenet", tv_googlenet, "classification"),
+    ("swin_t", tv_swin_t, "classification"),
+    ("vit_tiny", tv_vit_tiny, "classification"),
+    ("alexnet", tv_alexnet, "classification"),
+    ("vgg11_bn", tv_vgg11_bn, "classification"),
+    ("resnet50", tv_resnet50, "classification"),
+    ("resnext50_32x4d", tv_resnext50_32x4d, "classification"),
+    ("mobilenet_v2", tv_mobilenet_v2, "classification"),
+    ("mobilenet_v3_large", tv_mobilenet_v3_large, "classification"),
+    ("mnasnet0_5", tv_mnasnet0_5, "classification"),
+    ("efficientnet_v2_s", tv_efficientnet_v2_s, "classification"),
+    ("regnet_x_400mf", tv_regnet_x_400mf, "classification"),
+    ("inception_v3", tv_inception_v3, "classification"),
+    ("maxvit_t", tv_maxvit_t, "classification"),
+    ("swin_v2_t", tv_swin_v2_t, "classification"),
+    ("lraspp_mobilenet_v3_large", tv_lraspp_mobilenet_v3_large,
+     "segmentation"),
+    ("deeplabv3_mobilenet_v3_large", tv_deeplabv3_mobilenet_v3_large,
+     "segmentation"),
+    ("fcn_resnet50", tv_fcn_resnet50, "segmentation"),
+    ("deeplabv3_resnet50", tv_deeplabv3_resnet50, "segmentation"),
+    ("r3d_18", tv_r3d_18, "video"),
+    ("mc3_18", tv_mc3_18, "video"),
+    ("r2plus1d_18", tv_r2plus1d_18, "video"),
+    ("mvit_v1_b", tv_mvit_v1_b, "video"),
+    ("mvit_v2_s", tv_mvit_v2_s, "video"),
+    ("raft_small", tv_raft_small, "optical_flow"),
+    ("raft_large", tv_raft_large, "optical_flow"),
+    ("fasterrcnn_mobilenet_v3_large_320_fpn",
+     tv_fasterrcnn_mobilenet_v3_large_320_fpn, "detection"),
+    ("fasterrcnn_resnet50_fpn", tv_fasterrcnn_resnet50_fpn, "detection"),
+    ("fasterrcnn_resnet50_fpn_v2", tv_fasterrcnn_resnet50_fpn_v2,
+     "detection"),
+    ("maskrcnn_resnet50_fpn", tv_maskrcnn_resnet50_fpn, "detection"),
+    ("keypointrcnn_resnet50_fpn", tv_keypointrcnn_resnet50_fpn,
+     "detection"),
+    ("retinanet_resnet50_fpn", tv_retinanet_resnet50_fpn, "detection"),
+    ("fcos_resnet50_fpn", tv_fcos_resnet50_fpn, "detection"),
+    ("ssdlite320_mobilenet_v3_large", tv_ssdlite320_mobilenet_v3_large,
+     "detection"),
+    ("ssd300_vgg16", tv_ssd300_vgg16, "detection"),
+]
+TORCHVISION = collections.OrderedDict(
+    (name, builder) for name, builder, _ in TORCHVISION_MODELS)
+TORCHVISION_TASK = {name: task for name, _, task in TORCHVISION_MODELS}
+
 
 def torchaudio_registry():
     """The torchaudio models the installed torchaudio defines (see the list
@@ -1011,7 +1677,28 @@ PRINT_KINDS = {"construct_special_prims"}
 
 
 def is_kind(s):
-    return (s.startswith("aten::") or s.startswith("prim::")) and " " not in s
+    return (s.startswith(("aten::", "prim::", "torchvision::"))
+            and " " not in s)
+
+
+def tensors(x):
+    """The tensors in a (nested) output."""
+    if isinstance(x, Tensor):
+        return [x]
+    if isinstance(x, (tuple, list)):
+        return [t for v in x for t in tensors(v)]
+    if isinstance(x, dict):
+        return [t for v in x.values() for t in tensors(v)]
+    return []
+
+
+def extension_library(counts):
+    """The path of torchvision's extension library when the graph calls one
+    of its operators (torchvision::nms, ...), else None."""
+    if not any(k.startswith("torchvision::") for k in counts):
+        return None
+    import torchvision.extension
+    return os.path.abspath(torchvision.extension._get_extension_path("_C"))
 
 
 # Constructs that are not a node kind but are checked on the graph; every
@@ -1055,6 +1742,11 @@ def write_model(out_dir, name):
         out = scripted(*inputs)
     namedtuple_out = type(out).__name__ if is_namedtuple(out) else None
     out = plain(out)
+    if family == "torchvision":
+        # A reference holding nan or inf makes every backend comparison
+        # meaningless.
+        assert all(torch.isfinite(t).all() for t in tensors(out)
+                   if t.is_floating_point()), name + ": non-finite output"
 
     d = os.path.join(out_dir, name)
     clean_dir(d)
@@ -1071,7 +1763,10 @@ def write_model(out_dir, name):
     assert not loaded.training, name + ": saved in training mode"
     with torch.no_grad():
         got = plain(loaded(*loaded_inputs))
+        # The second call runs the profiling executor's optimized plan.
+        again = plain(loaded(*loaded_inputs))
     assert same(got, loaded_expected[0]), name + ": reload mismatch"
+    assert same(again, loaded_expected[0]), name + ": second call differs"
 
     # -- graph facts ----------------------------------------------------------
     n_nonconst, counts = non_constant_count(loaded.forward.graph)
@@ -1094,6 +1789,7 @@ def write_model(out_dir, name):
     info = collections.OrderedDict([
         ("name", name),
         ("family", family),
+        ("task", TORCHVISION_TASK.get(name)),
         ("kind", "scripted"),
         ("forward_schema", str(schema)),
         ("num_schema_args", len(schema.arguments) - 1),  # minus self
@@ -1113,6 +1809,9 @@ def write_model(out_dir, name):
     if family == "torchvision":
         import torchvision
         info["torchvision_version"] = torchvision.__version__
+    library = extension_library(counts)
+    if library:
+        info["load_library"] = library
     if family == "torchaudio":
         import torchaudio
         info["torchaudio_version"] = torchaudio.__version__

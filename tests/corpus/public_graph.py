@@ -1,24 +1,92 @@
 #!/usr/bin/python3
-"""The graph PyTorch's own API optimizes for a saved module, as a user's program would get it.
+"""What PyTorch's own API does with a saved module, as a user's program gets it: its verdict and
+the graph it optimizes.
 
-    /usr/bin/python3 tests/corpus/public_graph.py MODEL.pt INPUTS.pt BACKEND
+    /usr/bin/python3 tests/corpus/public_graph.py MODEL.pt INPUTS.pt BACKEND [--load-library LIB]
 
 BACKEND is one of tsrepro's: jit (torch.jit.load(...)(*inputs) with the default settings), nnc
 (the same with the TensorExpr fuser forced on for the CPU, as a user turns it on with
 torch._C._jit_override_can_fuse_on_cpu and friends) or ofi
 (torch.jit.optimize_for_inference(torch.jit.freeze(m.eval()))). The module runs three times under
-torch.no_grad() (the profiling executor optimizes after its profiling run) and the script prints
-torch.jit.last_executed_optimized_graph(): what `tsrepro run --explain-backend` must match.
-Run in its own process: the JIT switches are global.
+torch.no_grad() (the profiling executor optimizes after its profiling run).
+
+Prints one JSON object: "status" is the public API's verdict, judged as tsrepro judges its own
+backend: "pass", "accuracy" (the last call's outputs against the reference's, by the comparison
+repro.py carries, repro/templates/repro_py/same.py, at tsrepro's default tolerance), "exception"
+(a call raised) or "invalid" (the reference raised); the reference is the module run once with
+the graph executor's optimizations off (the interpreter, as tsrepro's eager), and the fp64 one
+the same on a float64 copy. "message" says why; "graph" is
+torch.jit.last_executed_optimized_graph() after the last call: what `tsrepro run
+--explain-backend` must match. Run in its own process: the JIT switches are global.
 """
 
+import contextlib
+import copy
+import json
+import os
+import re
 import sys
 
 import torch
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
 
-def main(model_path, inputs_path, backend):
-    inputs = torch.load(inputs_path)
+
+def default_tolerance():
+    """tsrepro's default `tol`, read where it is defined (include/tsrepro/compare.h)."""
+    with open(os.path.join(ROOT, "include", "tsrepro", "compare.h")) as f:
+        return re.search(r"double tol = ([0-9.e+-]+);", f.read()).group(1)
+
+
+def load_same():
+    """same(i, ref, res, ref64): the comparison every repro.py carries, with tsrepro's defaults
+    (equal NaN, exact dtype)."""
+    with open(os.path.join(ROOT, "repro", "templates", "repro_py", "same.py")) as f:
+        source = f.read()
+    for name, value in (("__TOL__", default_tolerance()), ("__EQUAL_NAN__", "True"), ("__EXACT__", "True")):
+        source = source.replace(name, value)
+    scope = {"torch": torch}
+    exec(compile(source, "same.py", "exec"), scope)
+    return scope["same"]
+
+
+def leaves(value):
+    """The tensors and scalars of an output, flattened (dict values in key order), as repro.py
+    flattens its outputs."""
+    if isinstance(value, dict):
+        return [x for key in value for x in leaves(value[key])]
+    if isinstance(value, (list, tuple)):
+        return [x for item in value for x in leaves(item)]
+    return [value]
+
+
+def fresh(value, fp64=False):
+    if isinstance(value, (list, tuple)):
+        return type(value)(fresh(v, fp64) for v in value)
+    if isinstance(value, dict):
+        return {k: fresh(v, fp64) for k, v in value.items()}
+    if torch.is_tensor(value):
+        wide = fp64 and value.is_floating_point()
+        return value.detach().to(torch.float64 if wide else None, copy=True)
+    return value
+
+
+def reference(model_path, inputs, fp64=False):
+    """One call of the module with the executor's optimizations off: the interpreter runs the
+    graph as written."""
+    torch._C._get_graph_executor_optimize(False)
+    try:
+        module = torch.jit.load(model_path)
+        if fp64:
+            module = module.double()
+        with torch.no_grad():
+            return leaves(module(*fresh(inputs, fp64)))
+    finally:
+        torch._C._get_graph_executor_optimize(True)
+
+
+def backend_run(model_path, inputs, backend):
     module = torch.jit.load(model_path)  # in the mode it was saved in, as the program runs it
     torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())  # NNC's interpreter only without LLVM
     if backend == "nnc":
@@ -29,12 +97,53 @@ def main(model_path, inputs_path, backend):
     elif backend != "jit":
         raise SystemExit("public_graph.py: unknown backend %r (jit, nnc, ofi)" % backend)
     with torch.no_grad():
-        for _ in range(3):
-            module(*inputs)
-    print(torch.jit.last_executed_optimized_graph())
+        for _ in range(2):
+            # The earlier calls on copies, as tsrepro's runs are: a module that updates its own
+            # state still starts the last call from the state the reference started from. A copy
+            # shares the module's executor, so the last call runs what they optimized.
+            copy.deepcopy(module)(*fresh(inputs))
+        outputs = leaves(module(*fresh(inputs)))
+    # While the module lives: the last executed graph is held weakly, by its executor.
+    return outputs, str(torch.jit.last_executed_optimized_graph())
+
+
+def verdict(model_path, inputs, backend):
+    # The backend first, the reference after: it turns the executor's optimizations off a while.
+    try:
+        res, graph = backend_run(model_path, inputs, backend)
+        backend_error = None
+    except Exception as error:
+        backend_error = error
+    try:
+        ref = reference(model_path, inputs)
+    except Exception as error:
+        return {"status": "invalid", "message": "reference raised %s: %s" % (type(error).__name__, error)}
+    if backend_error is not None:
+        text = str(backend_error).strip()
+        return {"status": "exception", "message": "%s: %s" % (type(backend_error).__name__, text[-300:])}
+    same = load_same()
+    with contextlib.redirect_stdout(sys.stderr):  # same() prints what differs; stdout holds the JSON
+        if len(ref) == len(res) and all(same(i, a, b, a) for i, (a, b) in enumerate(zip(ref, res))):
+            return {"status": "pass", "message": "", "graph": graph}
+        try:
+            ref64 = reference(model_path, inputs, fp64=True)
+        except Exception:
+            ref64 = ref  # dtype-specific graphs have no fp64 reference: allclose alone judges
+        failed = len(ref) != len(res) or not all(same(i, *sides) for i, sides in enumerate(zip(ref, res, ref64)))
+    return {"status": "accuracy" if failed else "pass", "message": "outputs differ" if failed else "", "graph": graph}
+
+
+def main(argv):
+    libraries = [argv[i + 1] for i, a in enumerate(argv) if a == "--load-library" and i + 1 < len(argv)]
+    positional = [a for i, a in enumerate(argv) if a != "--load-library" and (i == 0 or argv[i - 1] != "--load-library")]
+    if len(positional) != 3:
+        raise SystemExit(__doc__)
+    for library in libraries:
+        torch.ops.load_library(library)
+    model_path, inputs_path, backend = positional
+    inputs = torch.load(inputs_path)
+    print(json.dumps(verdict(model_path, inputs, backend)))
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 4:
-        raise SystemExit(__doc__)
-    main(*sys.argv[1:])
+    main(sys.argv[1:])
