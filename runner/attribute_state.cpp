@@ -3,9 +3,11 @@
 
 #include "runner/attribute_state.h"
 
+#include <set>
 #include <vector>
 
 #include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/passes/lower_tuples.h>
 
 #include "runner/module_lifting.h"
 #include "tsrepro/error.h"
@@ -80,7 +82,62 @@ class AttributeThreader {
   std::string origin_;
 };
 
+// Whether every use of `object` reads or writes one of its attributes directly.
+bool only_attribute_accesses(const Value* object) {
+  for (const torch::jit::Use& use : object->uses())
+    if ((use.user->kind() != c10::prim::GetAttr && use.user->kind() != c10::prim::SetAttr) || use.offset != 0)
+      return false;
+  return true;
+}
+
 }  // namespace
+
+// A tuple that packs an object only to unpack it again (a function returning (image_list,
+// targets), inlined) is no use of the object: the unpacked values become the object itself.
+void unpack_tuples_holding(Graph& graph, const std::vector<Node*>& creates) {
+  torch::jit::LowerSimpleTuples(graph.block());  // uses of the unpacked values read the packed ones
+  for (Node* create : creates) {
+    const std::vector<torch::jit::Use> uses = create->output()->uses();
+    for (const torch::jit::Use& use : uses) {
+      Node* tuple = use.user;
+      if (tuple->kind() != c10::prim::TupleConstruct) continue;
+      const std::vector<torch::jit::Use> unpacks = tuple->output()->uses();
+      for (const torch::jit::Use& unpack : unpacks) {
+        bool unused = true;
+        for (Value* output : unpack.user->outputs()) unused = unused && !output->hasUses();
+        if (unused) unpack.user->destroy();
+      }
+      if (!tuple->output()->hasUses()) tuple->destroy();
+    }
+  }
+}
+
+void thread_created_object_attributes(Graph& graph, const std::string& origin) {
+  const std::vector<Node*> creates = nodes_of_kind(graph.block(), c10::prim::CreateObject);
+  if (creates.empty()) return;
+  unpack_tuples_holding(graph, creates);
+  for (Node* create : creates) {
+    Value* object = create->output();
+    if (!only_attribute_accesses(object)) continue;  // it escapes: left as it is (and refused later)
+    const auto class_type = object->type()->expect<c10::ClassType>();
+    std::set<std::string> names;
+    for (const torch::jit::Use& use : object->uses()) names.insert(use.user->s(c10::attr::name));
+    for (const std::string& name : names) {
+      AttributeResolver resolver;
+      resolver.path_of = [object, name](Node* access) -> std::optional<std::string> {
+        if (access->input(0) != object) return std::nullopt;
+        return access->s(c10::attr::name);
+      };
+      const c10::TypePtr type = class_type->getAttribute(name);
+      resolver.declared_type = [type](Node*) { return type; };
+      torch::jit::WithInsertPoint top(graph.block()->nodes().front());
+      // Before the object's constructor writes it, the attribute holds nothing.
+      Value* unset = graph.insertNode(graph.createUninitialized(type))->output();
+      AttributeThreader(resolver, name, type, origin).thread(graph.block(), unset);
+    }
+    create->destroy();
+  }
+}
 
 void thread_attribute_writes(Graph& graph, const AttributeResolver& resolver, const std::string& origin) {
   // One attribute at a time, each pass destroying that attribute's writes, until none is left.

@@ -41,4 +41,11 @@ struct AttributeResolver {
 // program runs, or inside a block of a node other than prim::If and prim::Loop.
 void thread_attribute_writes(torch::jit::Graph& graph, const AttributeResolver& resolver, const std::string& origin);
 
+// The same for objects of TorchScript classes that the graph itself creates (prim::CreateObject:
+// torchvision's detection models wrap their images in an ImageList): where every use of the object
+// reads or writes one of its attributes, each attribute becomes a threaded value (nothing before
+// the constructor's write) and the object goes away; IR text could not name its class. Objects
+// that escape (returned, stored, passed on) are left as they are.
+void thread_created_object_attributes(torch::jit::Graph& graph, const std::string& origin);
+
 }  // namespace tsrepro

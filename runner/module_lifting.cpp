@@ -62,6 +62,7 @@ class ModuleLifter {
 
   LiftedGraph lift() {
     inline_calls_on_known_objects();
+    thread_created_object_attributes(*graph_, origin_);
     thread_attribute_writes(*graph_, attribute_resolver(), origin_);
     replace_attribute_reads();
     drop_self();

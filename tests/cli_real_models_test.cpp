@@ -154,6 +154,45 @@ TEST(CliImportModule, AnAttributeWriteIsThreadedThroughTheCase) {
   expect_pass(tsrepro({"run", tmp / "case", "--backend", "jit", "--json"}));
 }
 
+// An object of a TorchScript class that forward creates (torchvision's detection models wrap their
+// images in an ImageList and return it, with the targets, from the transform) has its attributes
+// threaded as values, and the object goes: IR text cannot name its class.
+TEST(CliImportModule, AnObjectTheGraphCreatesBecomesItsAttributes) {
+  REQUIRE_SYSTEM_TORCH();
+  TempDir tmp;
+  const std::string script = tmp / "make_boxed.py", model = tmp / "boxed.pt", inputs = tmp / "boxed.inputs.pt";
+  write_text(script,
+             "import sys, torch\n"
+             "from typing import Tuple\n"
+             "@torch.jit.script\n"
+             "class Box:\n"
+             "    def __init__(self, t: torch.Tensor, n: int):\n"
+             "        self.t = t\n"
+             "        self.n = n\n"
+             "class Wrap(torch.nn.Module):\n"
+             "    def forward(self, x: torch.Tensor) -> Tuple[Box, int]:\n"
+             "        return Box(x * 2, 3), 1\n"
+             "class M(torch.nn.Module):\n"
+             "    def __init__(self):\n"
+             "        super().__init__()\n"
+             "        self.wrap = Wrap()\n"
+             "    def forward(self, x):\n"
+             "        b, k = self.wrap(x)\n"
+             "        if k > 0:\n"
+             "            b.t = b.t + 1\n"
+             "        return b.t * b.n\n"
+             "torch.jit.script(M()).save(sys.argv[1])\n"
+             "torch.save((torch.tensor([1.0, 2.0]),), sys.argv[2])\n");
+  const Result py = run_cmd("/usr/bin/python3", {script, model, inputs}, {"", 300});
+  ASSERT_EQ(py.exit_code, 0) << py.describe();
+  const Result imported = tsrepro(import_args(model, inputs, tmp / "case"));
+  ASSERT_EQ(imported.exit_code, 0) << imported.describe();
+  const std::string graph = read_text(tmp / "case/graph.ir");
+  EXPECT_EQ(graph.find("prim::CreateObject"), std::string::npos) << graph;
+  EXPECT_EQ(graph.find("prim::SetAttr"), std::string::npos) << graph;
+  expect_pass(tsrepro({"run", tmp / "case", "--backend", "jit", "--json"}));
+}
+
 // A module that updates one of its buffers in place: freezing keeps a read of %self, so ofi runs
 // the frozen forward as a method, with the frozen module as %self, as frozen(*inputs) does.
 // (It erased %self once, and libtorch asserted.) Every run starts from the module's state before

@@ -24,6 +24,25 @@ namespace {
 
 using torch::jit::Graph;
 
+void densify_mkldnn_constants(torch::jit::Block* block) {
+  for (torch::jit::Node* node : block->nodes()) {
+    if (node->hasAttribute(c10::attr::value) && node->kindOf(c10::attr::value) == torch::jit::AttributeKind::t &&
+        node->t(c10::attr::value).is_mkldnn())
+      node->t_(c10::attr::value, node->t(c10::attr::value).to_dense());
+    for (torch::jit::Block* inner : node->blocks()) densify_mkldnn_constants(inner);
+  }
+}
+
+// The graph as text. optimize_for_inference leaves MKLDNN tensor constants in the graph, and
+// libtorch's printer reads a one-element tensor's value through a view, which an MKLDNN tensor
+// refuses ("Mkldnn tensor does not support view"): those are printed from dense copies.
+std::string graph_text(const std::shared_ptr<Graph>& graph) {
+  if (!graph) return "";
+  std::shared_ptr<Graph> copy = graph->copy();
+  densify_mkldnn_constants(copy->block());
+  return copy->toString(false);
+}
+
 struct ProfiledFunction : PreparedGraph {
   ProfiledFunction(std::shared_ptr<Graph> graph, size_t output_count, const JitSwitches& switches)
       : function("tsrepro_candidate", std::move(graph), nullptr), outputs(output_count), switches(switches) {}
@@ -32,14 +51,13 @@ struct ProfiledFunction : PreparedGraph {
     ScopedJitSwitches scope(switches);
     torch::jit::Stack stack(std::move(inputs));
     function.run(stack);
-    if (auto last = torch::jit::lastExecutedOptimizedGraph()) {
-      optimized = last;
-      executed = last->toString(false);
-    }
+    if (auto last = torch::jit::lastExecutedOptimizedGraph()) optimized = last;
     return unpack(stack.at(0));
   }
 
-  std::string executed_graph() const override { return executed; }
+  // Printed only when asked for (--explain-backend): the text of a large graph costs, and a
+  // failure to print it is no failure of the backend.
+  std::string executed_graph() const override { return graph_text(optimized); }
   std::shared_ptr<Graph> optimized_graph() const override { return optimized; }
 
   // The executor needs exactly one output: several were packed into a tuple before compiling.
@@ -51,7 +69,6 @@ struct ProfiledFunction : PreparedGraph {
   torch::jit::GraphFunction function;
   size_t outputs;
   JitSwitches switches;
-  std::string executed;
   std::shared_ptr<Graph> optimized;
 };
 

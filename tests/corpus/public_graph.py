@@ -104,7 +104,23 @@ def backend_run(model_path, inputs, backend):
             copy.deepcopy(module)(*fresh(inputs))
         outputs = leaves(module(*fresh(inputs)))
     # While the module lives: the last executed graph is held weakly, by its executor.
-    return outputs, str(torch.jit.last_executed_optimized_graph())
+    return outputs, graph_text(torch.jit.last_executed_optimized_graph())
+
+
+def graph_text(graph):
+    """The graph as text. optimize_for_inference leaves MKLDNN tensor constants in it, and the
+    printer reads a one-element tensor through a view, which MKLDNN tensors refuse: those are
+    printed from dense copies (as tsrepro prints its own)."""
+    if graph is None:
+        return "None"
+    graph = graph.copy()
+    blocks = [graph]
+    while blocks:
+        for node in blocks.pop().nodes():
+            if node.hasAttribute("value") and node.kindOf("value") == "t" and node.t("value").is_mkldnn:
+                node.t_("value", node.t("value").to_dense())
+            blocks.extend(node.blocks())
+    return str(graph)
 
 
 def verdict(model_path, inputs, backend):
