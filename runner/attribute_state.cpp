@@ -7,7 +7,6 @@
 #include <vector>
 
 #include <torch/csrc/jit/ir/ir.h>
-#include <torch/csrc/jit/passes/lower_tuples.h>
 
 #include "runner/module_lifting.h"
 #include "tsrepro/error.h"
@@ -90,41 +89,38 @@ bool only_attribute_accesses(const Value* object) {
   return true;
 }
 
-}  // namespace
-
 // A tuple that packs an object only to unpack it again (a function returning (image_list,
-// targets), inlined) is no use of the object: the unpacked values become the object itself.
-void unpack_tuples_holding(Graph& graph, const std::vector<Node*>& creates) {
-  torch::jit::LowerSimpleTuples(graph.block());  // uses of the unpacked values read the packed ones
-  for (Node* create : creates) {
-    const std::vector<torch::jit::Use> uses = create->output()->uses();
-    for (const torch::jit::Use& use : uses) {
-      Node* tuple = use.user;
-      if (tuple->kind() != c10::prim::TupleConstruct) continue;
-      const std::vector<torch::jit::Use> unpacks = tuple->output()->uses();
-      for (const torch::jit::Use& unpack : unpacks) {
-        bool unused = true;
-        for (Value* output : unpack.user->outputs()) unused = unused && !output->hasUses();
-        if (unused) unpack.user->destroy();
-      }
-      if (!tuple->output()->hasUses()) tuple->destroy();
+// targets), inlined) is no use of the object: each unpacked value becomes the packed one. Only
+// tuples that hold `object` are touched; the rest of the graph stays as the model wrote it.
+void unpack_tuples_holding(Value* object) {
+  const std::vector<torch::jit::Use> uses = object->uses();
+  for (const torch::jit::Use& use : uses) {
+    Node* tuple = use.user;
+    if (tuple->kind() != c10::prim::TupleConstruct) continue;
+    const std::vector<torch::jit::Use> unpacks = tuple->output()->uses();
+    for (const torch::jit::Use& unpack : unpacks) {
+      if (unpack.user->kind() != c10::prim::TupleUnpack) continue;
+      for (size_t i = 0; i < unpack.user->outputs().size(); ++i)
+        unpack.user->output(i)->replaceAllUsesWith(tuple->input(i));
+      unpack.user->destroy();
     }
+    if (!tuple->output()->hasUses()) tuple->destroy();
   }
 }
 
+}  // namespace
+
 void thread_created_object_attributes(Graph& graph, const std::string& origin) {
-  const std::vector<Node*> creates = nodes_of_kind(graph.block(), c10::prim::CreateObject);
-  if (creates.empty()) return;
-  unpack_tuples_holding(graph, creates);
-  for (Node* create : creates) {
+  for (Node* create : nodes_of_kind(graph.block(), c10::prim::CreateObject)) {
     Value* object = create->output();
+    unpack_tuples_holding(object);
     if (!only_attribute_accesses(object)) continue;  // it escapes: left as it is (and refused later)
     const auto class_type = object->type()->expect<c10::ClassType>();
     std::set<std::string> names;
     for (const torch::jit::Use& use : object->uses()) names.insert(use.user->s(c10::attr::name));
     for (const std::string& name : names) {
       AttributeResolver resolver;
-      resolver.path_of = [object, name](Node* access) -> std::optional<std::string> {
+      resolver.path_of = [object](Node* access) -> std::optional<std::string> {
         if (access->input(0) != object) return std::nullopt;
         return access->s(c10::attr::name);
       };

@@ -87,7 +87,9 @@ ImportedGraph graph_from_module(const ImportOptions& o) {
   return graph_of_loaded_module(module, o.method, o.source);
 }
 
-void check_constants_in(torch::jit::Block* block, const std::string& origin) {
+// The parser takes constants the interpreter cannot hold (a bare `inf` for a float): the graph
+// is at fault, whatever the inputs, and every later step would fail on it with no file named.
+void check_constants_run(Block* block, const std::string& origin) {
   for (Node* node : block->nodes()) {
     if (node->kind() == c10::prim::Constant && node->outputs().size() == 1) {
       try {
@@ -97,13 +99,9 @@ void check_constants_in(torch::jit::Block* block, const std::string& origin) {
                         ": " + one_line_error(e.what()) + ")");
       }
     }
-    for (Block* inner : node->blocks()) check_constants_in(inner, origin);
+    for (Block* inner : node->blocks()) check_constants_run(inner, origin);
   }
 }
-
-// The parser takes constants the interpreter cannot hold (a bare `inf` for a float): the graph
-// is at fault, whatever the inputs, and every later step would fail on it with no file named.
-void check_constants_run(Graph& graph, const std::string& origin) { check_constants_in(graph.block(), origin); }
 
 // IR printed from a scripted module (print(m.graph)) starts with a class-typed %self, which
 // parseIR cannot read (it only knows __torch__.classes.*). It is read as Any: unused, it is
@@ -115,7 +113,7 @@ ImportedGraph graph_from_ir_file(const ImportOptions& o) {
   const bool class_self = std::regex_search(text, match, class_typed_self);
   if (class_self) text = "graph(" + match[1].str() + " : Any" + match.suffix().str();
   auto graph = graph_from_ir(text, o.source);
-  check_constants_run(*graph, o.source);
+  check_constants_run(graph->block(), o.source);
   if (class_self) {
     Value* self = graph->inputs().at(0);
     if (self->hasUses())

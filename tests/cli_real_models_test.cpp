@@ -18,6 +18,16 @@ Result python(const std::string& script, const Args& args = {}) {
   return run_cmd("/usr/bin/python3", all, {"", 300});
 }
 
+// The same for a script that scripts a module: written to a file in `dir` first, since scripting
+// reads the module's source with inspect, which `python -c` has not.
+Result python_file(const TempDir& dir, const std::string& source, const Args& args) {
+  const std::string script = dir / "make_model.py";
+  write_text(script, source);
+  Args all{script};
+  all.insert(all.end(), args.begin(), args.end());
+  return run_cmd("/usr/bin/python3", all, {"", 300});
+}
+
 #define REQUIRE_SYSTEM_TORCH() SKIP_WITHOUT_PYTHON_TORCH()
 
 // ---- Import ------------------------------------------------------------------------------------
@@ -83,19 +93,19 @@ TEST(CliImportIr, AConstantTheInterpreterCannotRunNamesTheGraph) {
 TEST(CliImportModule, ATracedPythonNumberPromotesAsInEager) {
   REQUIRE_SYSTEM_TORCH();
   TempDir tmp;
-  const std::string script = tmp / "make_traced.py", model = tmp / "traced.pt", inputs = tmp / "traced.inputs.pt";
-  write_text(script,
-             "import sys, torch\n"
-             "class M(torch.nn.Module):\n"
-             "    def forward(self, x):\n"
-             "        s = x.sum()\n"
-             "        return s * 2.5, (s - 1) / 4, x * 3\n"
-             "x = torch.tensor([1.0, 2.0, 4.0])\n"
-             "m = M()\n"
-             "assert all(o.dtype == torch.float32 for o in m(x))\n"
-             "torch.jit.trace(m, x).save(sys.argv[1])\n"
-             "torch.save((x,), sys.argv[2])\n");
-  const Result py = run_cmd("/usr/bin/python3", {script, model, inputs}, {"", 300});
+  const std::string model = tmp / "traced.pt", inputs = tmp / "traced.inputs.pt";
+  const Result py = python_file(tmp,
+                                "import sys, torch\n"
+                                "class M(torch.nn.Module):\n"
+                                "    def forward(self, x):\n"
+                                "        s = x.sum()\n"
+                                "        return s * 2.5, (s - 1) / 4, x * 3\n"
+                                "x = torch.tensor([1.0, 2.0, 4.0])\n"
+                                "m = M()\n"
+                                "assert all(o.dtype == torch.float32 for o in m(x))\n"
+                                "torch.jit.trace(m, x).save(sys.argv[1])\n"
+                                "torch.save((x,), sys.argv[2])\n",
+                                {model, inputs});
   ASSERT_EQ(py.exit_code, 0) << py.describe();
   ASSERT_EQ(tsrepro(import_args(model, inputs, tmp / "case")).exit_code, 0);
   const std::string graph = read_text(tmp / "case/graph.ir");
@@ -111,14 +121,14 @@ TEST(CliImportModule, ATracedPythonNumberPromotesAsInEager) {
 TEST(CliImportModule, ImportKeepsEveryOperatorTheModelRuns) {
   REQUIRE_SYSTEM_TORCH();
   TempDir tmp;
-  const std::string script = tmp / "make_mask.py", model = tmp / "mask.pt";
-  write_text(script,
-             "import sys, torch\n"
-             "class M(torch.nn.Module):\n"
-             "    def forward(self, x):\n"
-             "        return (x > 0) * 1\n"
-             "torch.jit.script(M()).save(sys.argv[1])\n");
-  const Result py = run_cmd("/usr/bin/python3", {script, model}, {"", 300});
+  const std::string model = tmp / "mask.pt";
+  const Result py = python_file(tmp,
+                                "import sys, torch\n"
+                                "class M(torch.nn.Module):\n"
+                                "    def forward(self, x):\n"
+                                "        return (x > 0) * 1\n"
+                                "torch.jit.script(M()).save(sys.argv[1])\n",
+                                {model});
   ASSERT_EQ(py.exit_code, 0) << py.describe();
   ASSERT_EQ(tsrepro(import_spec_args(model, "2x3:float32", tmp / "case")).exit_code, 0);
   EXPECT_NE(read_text(tmp / "case/graph.ir").find("aten::mul"), std::string::npos);
@@ -133,19 +143,17 @@ TEST(CliImportModule, AnAttributeWriteIsThreadedThroughTheCase) {
   REQUIRE_SYSTEM_TORCH();
   TempDir tmp;
   const std::string model = tmp / "counter.pt";
-  // From a file: scripting reads the module's source with inspect, which `python -c` has not.
-  const std::string script = tmp / "make_counter.py";
-  write_text(script,
-             "import sys, torch\n"
-             "class Counter(torch.nn.Module):\n"
-             "    def __init__(self):\n"
-             "        super().__init__()\n"
-             "        self.calls = 1\n"
-             "    def forward(self, x):\n"
-             "        self.calls = self.calls + 1\n"
-             "        return x * self.calls\n"
-             "torch.jit.script(Counter()).save(sys.argv[1])\n");
-  const Result py = run_cmd("/usr/bin/python3", {script, model}, {"", 300});
+  const Result py = python_file(tmp,
+                                "import sys, torch\n"
+                                "class Counter(torch.nn.Module):\n"
+                                "    def __init__(self):\n"
+                                "        super().__init__()\n"
+                                "        self.calls = 1\n"
+                                "    def forward(self, x):\n"
+                                "        self.calls = self.calls + 1\n"
+                                "        return x * self.calls\n"
+                                "torch.jit.script(Counter()).save(sys.argv[1])\n",
+                                {model});
   ASSERT_EQ(py.exit_code, 0) << py.describe();
   const Result r = tsrepro(import_spec_args(model, "2x3:float32", tmp / "case"));
   ASSERT_EQ(r.exit_code, 0) << r.describe();
@@ -160,30 +168,30 @@ TEST(CliImportModule, AnAttributeWriteIsThreadedThroughTheCase) {
 TEST(CliImportModule, AnObjectTheGraphCreatesBecomesItsAttributes) {
   REQUIRE_SYSTEM_TORCH();
   TempDir tmp;
-  const std::string script = tmp / "make_boxed.py", model = tmp / "boxed.pt", inputs = tmp / "boxed.inputs.pt";
-  write_text(script,
-             "import sys, torch\n"
-             "from typing import Tuple\n"
-             "@torch.jit.script\n"
-             "class Box:\n"
-             "    def __init__(self, t: torch.Tensor, n: int):\n"
-             "        self.t = t\n"
-             "        self.n = n\n"
-             "class Wrap(torch.nn.Module):\n"
-             "    def forward(self, x: torch.Tensor) -> Tuple[Box, int]:\n"
-             "        return Box(x * 2, 3), 1\n"
-             "class M(torch.nn.Module):\n"
-             "    def __init__(self):\n"
-             "        super().__init__()\n"
-             "        self.wrap = Wrap()\n"
-             "    def forward(self, x):\n"
-             "        b, k = self.wrap(x)\n"
-             "        if k > 0:\n"
-             "            b.t = b.t + 1\n"
-             "        return b.t * b.n\n"
-             "torch.jit.script(M()).save(sys.argv[1])\n"
-             "torch.save((torch.tensor([1.0, 2.0]),), sys.argv[2])\n");
-  const Result py = run_cmd("/usr/bin/python3", {script, model, inputs}, {"", 300});
+  const std::string model = tmp / "boxed.pt", inputs = tmp / "boxed.inputs.pt";
+  const Result py = python_file(tmp,
+                                "import sys, torch\n"
+                                "from typing import Tuple\n"
+                                "@torch.jit.script\n"
+                                "class Box:\n"
+                                "    def __init__(self, t: torch.Tensor, n: int):\n"
+                                "        self.t = t\n"
+                                "        self.n = n\n"
+                                "class Wrap(torch.nn.Module):\n"
+                                "    def forward(self, x: torch.Tensor) -> Tuple[Box, int]:\n"
+                                "        return Box(x * 2, 3), 1\n"
+                                "class M(torch.nn.Module):\n"
+                                "    def __init__(self):\n"
+                                "        super().__init__()\n"
+                                "        self.wrap = Wrap()\n"
+                                "    def forward(self, x):\n"
+                                "        b, k = self.wrap(x)\n"
+                                "        if k > 0:\n"
+                                "            b.t = b.t + 1\n"
+                                "        return b.t * b.n\n"
+                                "torch.jit.script(M()).save(sys.argv[1])\n"
+                                "torch.save((torch.tensor([1.0, 2.0]),), sys.argv[2])\n",
+                                {model, inputs});
   ASSERT_EQ(py.exit_code, 0) << py.describe();
   const Result imported = tsrepro(import_args(model, inputs, tmp / "case"));
   ASSERT_EQ(imported.exit_code, 0) << imported.describe();
@@ -200,19 +208,20 @@ TEST(CliImportModule, AnObjectTheGraphCreatesBecomesItsAttributes) {
 TEST(CliImportModule, OfiRunsAModuleThatUpdatesItsBufferInPlace) {
   REQUIRE_SYSTEM_TORCH();
   TempDir tmp;
-  const std::string script = tmp / "make_accumulator.py", model = tmp / "acc.pt", inputs = tmp / "acc.inputs.pt";
-  write_text(script,
-             "import sys, torch\n"
-             "class Accumulator(torch.nn.Module):\n"
-             "    def __init__(self):\n"
-             "        super().__init__()\n"
-             "        self.register_buffer('b', torch.ones(3))\n"
-             "    def forward(self, x, y):\n"
-             "        self.b.add_(y)\n"
-             "        return x * self.b\n"
-             "torch.jit.script(Accumulator().eval()).save(sys.argv[1])\n"
-             "torch.save((torch.tensor([1.0, 2.0, 3.0]), torch.tensor([0.5, -1.0, 2.0])), sys.argv[2])\n");
-  const Result py = run_cmd("/usr/bin/python3", {script, model, inputs}, {"", 300});
+  const std::string model = tmp / "acc.pt", inputs = tmp / "acc.inputs.pt";
+  const Result py =
+      python_file(tmp,
+                  "import sys, torch\n"
+                  "class Accumulator(torch.nn.Module):\n"
+                  "    def __init__(self):\n"
+                  "        super().__init__()\n"
+                  "        self.register_buffer('b', torch.ones(3))\n"
+                  "    def forward(self, x, y):\n"
+                  "        self.b.add_(y)\n"
+                  "        return x * self.b\n"
+                  "torch.jit.script(Accumulator().eval()).save(sys.argv[1])\n"
+                  "torch.save((torch.tensor([1.0, 2.0, 3.0]), torch.tensor([0.5, -1.0, 2.0])), sys.argv[2])\n",
+                  {model, inputs});
   ASSERT_EQ(py.exit_code, 0) << py.describe();
   ASSERT_EQ(tsrepro(import_args(model, inputs, tmp / "case")).exit_code, 0);
   expect_pass(tsrepro({"run", tmp / "case", "--backend", "ofi", "--json"}));
@@ -223,20 +232,20 @@ TEST(CliImportModule, OfiRunsAModuleThatUpdatesItsBufferInPlace) {
 TEST(CliImportModule, CustomOperatorsNeedTheirLibraryAndTheReproducersLoadIt) {
   REQUIRE_SYSTEM_TORCH();
   TempDir tmp;
-  const std::string script = tmp / "make_nms.py", model = tmp / "nms.pt", inputs = tmp / "nms.inputs.pt";
+  const std::string model = tmp / "nms.pt", inputs = tmp / "nms.inputs.pt";
   const std::string library_file = tmp / "library.txt";
-  write_text(script,
-             "import sys, torch, torchvision\n"
-             "class Keep(torch.nn.Module):\n"
-             "    def forward(self, boxes, scores):\n"
-             "        keep = torchvision.ops.nms(boxes, scores, 0.5)\n"
-             "        return boxes[keep] * 2\n"
-             "torch.jit.script(Keep()).save(sys.argv[1])\n"
-             "boxes = torch.tensor([[0., 0., 2., 2.], [0., 0., 2.1, 2.], [5., 5., 6., 6.]])\n"
-             "torch.save((boxes, torch.tensor([0.9, 0.8, 0.7])), sys.argv[2])\n"
-             "import torchvision.extension as e\n"
-             "open(sys.argv[3], 'w').write(e._get_extension_path('_C'))\n");
-  const Result py = run_cmd("/usr/bin/python3", {script, model, inputs, library_file}, {"", 300});
+  const Result py = python_file(tmp,
+                                "import sys, torch, torchvision\n"
+                                "class Keep(torch.nn.Module):\n"
+                                "    def forward(self, boxes, scores):\n"
+                                "        keep = torchvision.ops.nms(boxes, scores, 0.5)\n"
+                                "        return boxes[keep] * 2\n"
+                                "torch.jit.script(Keep()).save(sys.argv[1])\n"
+                                "boxes = torch.tensor([[0., 0., 2., 2.], [0., 0., 2.1, 2.], [5., 5., 6., 6.]])\n"
+                                "torch.save((boxes, torch.tensor([0.9, 0.8, 0.7])), sys.argv[2])\n"
+                                "import torchvision.extension as e\n"
+                                "open(sys.argv[3], 'w').write(e._get_extension_path('_C'))\n",
+                                {model, inputs, library_file});
   if (py.exit_code != 0) GTEST_SKIP() << "no torchvision here: " << py.describe();
   const std::string library = read_text(library_file);
 
@@ -265,16 +274,17 @@ TEST(CliImportModule, CustomOperatorsNeedTheirLibraryAndTheReproducersLoadIt) {
 TEST(CliImportModule, AMinifiedTorchvisionModelsNodeKeepsItsSourceLineAndModulePath) {
   REQUIRE_SYSTEM_TORCH();
   TempDir tmp;
-  const std::string script = tmp / "make_resnet.py", model = tmp / "resnet18.pt", inputs = tmp / "inputs.pt";
-  write_text(script,
-             "import sys, torch, torchvision\n"
-             "import torchvision.models.resnet as resnet\n"
-             "torch.manual_seed(0)\n"
-             "torch.jit.script(torchvision.models.resnet18(weights=None).eval()).save(sys.argv[1])\n"
-             "torch.save((torch.randn(1, 3, 32, 32),), sys.argv[2])\n"
-             "lines = open(resnet.__file__).read().splitlines()\n"
-             "print(resnet.__file__, [i + 1 for i, l in enumerate(lines) if 'x = self.maxpool(x)' in l][0])\n");
-  const Result py = run_cmd("/usr/bin/python3", {script, model, inputs}, {"", 300});
+  const std::string model = tmp / "resnet18.pt", inputs = tmp / "inputs.pt";
+  const Result py =
+      python_file(tmp,
+                  "import sys, torch, torchvision\n"
+                  "import torchvision.models.resnet as resnet\n"
+                  "torch.manual_seed(0)\n"
+                  "torch.jit.script(torchvision.models.resnet18(weights=None).eval()).save(sys.argv[1])\n"
+                  "torch.save((torch.randn(1, 3, 32, 32),), sys.argv[2])\n"
+                  "lines = open(resnet.__file__).read().splitlines()\n"
+                  "print(resnet.__file__, [i + 1 for i, l in enumerate(lines) if 'x = self.maxpool(x)' in l][0])\n",
+                  {model, inputs});
   if (py.exit_code != 0) GTEST_SKIP() << "no torchvision here: " << py.describe();
   std::istringstream where(py.out);
   std::string resnet_py;
