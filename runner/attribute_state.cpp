@@ -135,10 +135,25 @@ void thread_created_object_attributes(Graph& graph, const std::string& origin) {
   }
 }
 
+namespace {
+
+// The writes to modules' attributes. An object of a plain class the graph creates is written by
+// its constructor: runner/object_tuples.h makes it a tuple once the module writes are threaded.
+std::vector<Node*> module_attribute_writes(Graph& graph) {
+  std::vector<Node*> writes;
+  for (Node* write : nodes_of_kind(graph.block(), c10::prim::SetAttr)) {
+    const auto cls = write->input(0)->type()->cast<c10::ClassType>();
+    if (!cls || cls->is_module()) writes.push_back(write);
+  }
+  return writes;
+}
+
+}  // namespace
+
 void thread_attribute_writes(Graph& graph, const AttributeResolver& resolver, const std::string& origin) {
   // One attribute at a time, each pass destroying that attribute's writes, until none is left.
-  for (std::vector<Node*> writes = nodes_of_kind(graph.block(), c10::prim::SetAttr); !writes.empty();
-       writes = nodes_of_kind(graph.block(), c10::prim::SetAttr)) {
+  for (std::vector<Node*> writes = module_attribute_writes(graph); !writes.empty();
+       writes = module_attribute_writes(graph)) {
     Node* write = writes.front();
     const std::optional<std::string> path = resolver.path_of(write);
     if (!path)

@@ -14,6 +14,7 @@
 #include "runner/attribute_state.h"
 #include "runner/ivalue_tensors.h"
 #include "runner/module_lifting.h"
+#include "runner/object_tuples.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {
@@ -64,6 +65,7 @@ class ModuleLifter {
     inline_calls_on_known_objects();
     thread_created_object_attributes(*graph_, origin_);
     thread_attribute_writes(*graph_, attribute_resolver(), origin_);
+    created_objects_as_tuples(*graph_);  // those the attribute writes left as plain values
     replace_attribute_reads();
     drop_self();
     return {graph_, std::move(lifted_)};
@@ -166,11 +168,28 @@ class ModuleLifter {
       return graph_->insertNode(graph_->createTuple(items))->output();
     }
     if (is_liftable_scalar(attribute)) return input_for_scalar(attribute, path, type);
+    if (attribute.isObject() && !attribute.toObjectRef().type()->is_module())
+      return recreated_object(attribute.toObject(), path, access);
     auto constant = torch::jit::tryInsertConstant(*graph_, attribute);
     if (!constant)
       throw UserError(origin_ + ": " + describe_node(access) + ": attribute " + path + " of type " +
                       attribute.type()->repr_str() + " cannot become a constant or a graph input");
     return *constant;
+  }
+
+  // An object of a plain class held by a module attribute the graph writes (torchvision's
+  // LevelMapper, once the module has been called): created again at the top of the graph, its
+  // constructor writing each attribute's value, so that runner/object_tuples.h makes it a tuple
+  // like the objects the graph creates itself.
+  Value* recreated_object(const ObjectPtr& object, const std::string& path, Node* access) {
+    const c10::ClassTypePtr cls = object->type();
+    Value* created = graph_->insertNode(graph_->createObject(cls))->output();
+    for (size_t i = 0; i < cls->numAttributes(); ++i) {
+      const std::string& name = cls->getAttributeName(i);
+      Value* item = value_for(object->getSlot(i), path + "." + name, cls->getAttribute(i), access);
+      graph_->insertNode(graph_->createSetAttr(created, name, item));
+    }
+    return created;
   }
 
   // One input per attribute path. A module's executor reads `self.training` or `self.eps` with

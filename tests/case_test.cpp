@@ -153,6 +153,70 @@ torch.save((torch.jit.load(out + "/model.pt")(x),), out + "/expected.pt")
   EXPECT_TRUE(at::equal(run_eager(reloaded, clone_values(*reloaded.values))[0].toTensor(), expected));
 }
 
+// An object the graph creates and stores on the module on its first call (torchvision's
+// MultiScaleRoIAlign keeps a LevelMapper so, in every R-CNN): once the write is threaded, the
+// object is a value that an If makes and the inlined __call__ reads. It becomes a tuple of its
+// attributes (runner/object_tuples.h), and the case computes what the module's first call does;
+// saved after a call, the module holds the object, and the case computes its next call.
+TEST(Import, AnObjectStoredOnTheModuleOnItsFirstCallBecomesATuple) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir dir;
+  const std::string script = dir / "make.py";
+  std::ofstream(script) << R"(import sys, torch
+from typing import Optional
+@torch.jit.script
+class Mapper:
+    def __init__(self, k: int, eps: float):
+        self.k = k
+        self.eps = eps
+    def __call__(self, x: torch.Tensor) -> torch.Tensor:
+        return torch.clamp(x + self.eps, max=float(self.k))
+def apply(x: torch.Tensor, mapper: Optional[Mapper]) -> torch.Tensor:
+    if mapper is None:
+        raise ValueError("no mapper")
+    return mapper(x)
+class FirstCallSetup(torch.nn.Module):
+    __annotations__ = {"mapper": Optional[Mapper]}
+    def __init__(self):
+        super().__init__()
+        self.mapper = None
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if self.mapper is None:
+            self.mapper = Mapper(int(x.numel()), 0.5)
+        return apply(x, self.mapper) * 2
+out = sys.argv[1]
+torch.jit.save(torch.jit.script(FirstCallSetup()), out + "/model.pt")
+x = torch.tensor([1.0, 2.0, 4.0])
+torch.save((x,), out + "/inputs.pt")
+torch.save((torch.jit.load(out + "/model.pt")(x),), out + "/expected.pt")
+called = torch.jit.script(FirstCallSetup())
+called(torch.ones(2))  # its mapper now holds k = 2
+torch.jit.save(called, out + "/called.pt")
+torch.save((called(x),), out + "/called_expected.pt")
+)";
+  const testing::ShellResult made =
+      testing::run_shell(testing::kPython + " " + testing::shell_quoted(script) + " " + testing::shell_quoted(dir.path()));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+
+  // A module saved after a call holds the object: the case creates it again from its attributes.
+  const Case after_a_call = import_case({dir / "called.pt", "forward", dir / "inputs.pt", ""});
+  const at::Tensor called_expected =
+      read_torch_save(dir / "called_expected.pt").toTupleRef().elements()[0].toTensor();
+  EXPECT_TRUE(at::equal(called_expected, at::tensor({3.0F, 4.0F, 4.0F})));  // clamp(x + 0.5, max=2) * 2
+  EXPECT_TRUE(at::equal(run_eager(after_a_call, clone_values(*after_a_call.values))[0].toTensor(), called_expected));
+
+  const Case c = import_case({dir / "model.pt", "forward", dir / "inputs.pt", ""});
+  const std::string text = graph_to_ir(*c.graph);
+  EXPECT_EQ(text.find("prim::CreateObject"), std::string::npos) << text;
+  EXPECT_NE(text.find("prim::TupleIndex"), std::string::npos) << text;
+  const at::Tensor expected = read_torch_save(dir / "expected.pt").toTupleRef().elements()[0].toTensor();
+  EXPECT_TRUE(at::equal(expected, at::tensor({3.0F, 5.0F, 6.0F})));  // clamp(x + 0.5, max=3) * 2
+  EXPECT_TRUE(at::equal(run_eager(c, clone_values(*c.values))[0].toTensor(), expected));
+  write_case(c, dir / "case");
+  const Case reloaded = load_case(dir / "case");
+  EXPECT_TRUE(at::equal(run_eager(reloaded, clone_values(*reloaded.values))[0].toTensor(), expected));
+}
+
 TEST(Import, ControlFlowSurvivesTheIrRoundTrip) {
   ImportOptions o{model_path("control_flow_scripted.pt"), "forward", model_path("control_flow_scripted.inputs.pt"), ""};
   Case c = import_case(o);
