@@ -33,7 +33,6 @@ exits 1 when any check failed, naming the model and the step.
 
 import argparse
 import collections
-import difflib
 import json
 import math
 import os
@@ -81,7 +80,7 @@ def torch_line(tsrepro):
 
 # A compute node that makes a tensor: "  %x.3 : Tensor = aten::relu(...)". Faults go on such nodes,
 # where a real backend bug sits; an int comparison inside a never-taken shape check is not one.
-NODE_LINE = re.compile(r"^\s+%[^ ]+ : Tensor = (aten::[A-Za-z0-9_]+)")
+NODE_LINE = re.compile(r"^(\s+)%[^ ]+ : Tensor = (aten::[A-Za-z0-9_]+)")
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -132,23 +131,28 @@ def operators(graph_text):
     return kinds
 
 
-# A module's non-tensor attribute (the Dict[str, str] return_layers of torchvision's segmentation
-# backbones) is a constant in the case, so the case's executor folds the lookups in it and the
-# branches they decide; the module reads it anew (prim::GetAttr) and keeps them. Operators only the
-# public API's graph has, all of these kinds, are such folded lookups.
-FOLDED_LOOKUPS = {"aten::__contains__", "aten::__getitem__", "aten::_set_item", "prim::If"}
+# A module's non-tensor attributes that a case input cannot hold (the Dict[str, str] return_layers
+# of torchvision's segmentation backbones, the R-CNN poolers' scales, lists of strings) are
+# constants in the case, so the case's executor folds what they decide: the lookups in them, the
+# branches they pick, the loops over them, the scalar arithmetic on them; the module reads them
+# anew (prim::GetAttr) and runs all that. So the case may run fewer operators than the module, but
+# never another one, nor in another order (its operators are a subsequence of the public API's),
+# and never compiles otherwise: the operators that say what the backend made of the graph
+# (fusion groups, MKLDNN conversions) must be the public API's exactly.
+COMPILED_STRUCTURE = {"prim::TensorExprGroup", "prim::TensorExprDynamicGroup", "prim::FusionGroup",
+                      "prim::CudaFusionGroup", "prim::DifferentiableGraph", "prim::MKLDNNGroup",
+                      "prim::ConstantMKLDNNTensor", "aten::to_mkldnn", "aten::to_dense"}
 
 
-def only_folded_lookups(mine, theirs):
-    """Whether `theirs` is `mine` with operators of FOLDED_LOOKUPS inserted, and the count."""
-    inserted = 0
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, mine, theirs, autojunk=False).get_opcodes():
-        if tag == "equal":
-            continue
-        if tag != "insert" or any(op not in FOLDED_LOOKUPS for op in theirs[j1:j2]):
-            return False, 0
-        inserted += j2 - j1
-    return True, inserted
+def only_folded_constants(mine, theirs):
+    """Whether `theirs` is `mine` with operators inserted, none of COMPILED_STRUCTURE, and how many."""
+    remaining = iter(theirs)
+    if not all(op in remaining for op in mine):  # consumes `remaining`: a subsequence test
+        return False, 0
+    structure = collections.Counter(op for op in mine if op in COMPILED_STRUCTURE)
+    if structure != collections.Counter(op for op in theirs if op in COMPILED_STRUCTURE):
+        return False, 0
+    return True, len(theirs) - len(mine)
 
 
 def first_difference(a, b):
@@ -180,14 +184,18 @@ def query_bound(nodes):
 
 
 def middle_operator(graph_ir):
-    """The operator of a tensor-making node in the middle third of the graph, nearest its middle,
-    preferring one that occurs once (the injected fault then has one place to be); else the
-    operator of the middle node itself."""
-    ops = [m.group(1) for m in map(NODE_LINE.match, graph_ir.splitlines()) if m]
-    ops = [op for op in ops if op.startswith("aten::")]
-    if not ops:
+    """The operator of a tensor-making node of the graph's top level (a node in a branch may be one
+    the model never runs, such as a detection model's training-only loss, and one in a loop body
+    runs many times), in the middle third, nearest its middle, preferring one that occurs once in
+    the whole graph (the injected fault then has one place to be); else the operator of the middle
+    such node."""
+    found = [(m.group(2), len(m.group(1))) for m in map(NODE_LINE.match, graph_ir.splitlines()) if m]
+    found = [(op, indent) for op, indent in found if op.startswith("aten::")]
+    if not found:
         return None
-    counts = collections.Counter(ops)
+    counts = collections.Counter(op for op, _ in found)
+    top = min(indent for _, indent in found)
+    ops = [op for op, indent in found if indent == top]
     middle = len(ops) // 2
     for i in sorted(range(len(ops) // 3, max(2 * len(ops) // 3, 1)), key=lambda i: abs(i - middle)):
         if counts[ops[i]] == 1:
@@ -296,11 +304,11 @@ class ModelRun:
             self.row[backend] += " (the public API raises too)"
             return
         mine, theirs = operators(ours), operators(public["graph"])
-        folded, count = only_folded_lookups(mine, theirs) if mine != theirs else (False, 0)
+        folded, count = only_folded_constants(mine, theirs) if mine != theirs else (False, 0)
         if mine != theirs and (self.name, backend) in GRAPH_DIFFERENCES:
             self.row[backend] += " (graph: " + GRAPH_DIFFERENCES[(self.name, backend)] + ")"
         elif folded:
-            self.row[backend] += f" ({count} lookups in a constant attribute folded²)"
+            self.row[backend] += f" ({count} operators on constant attributes folded²)"
         elif mine != theirs:
             self.row[backend] += " (graph differs)"
             self.fail(f"{backend} graph vs the public API's", first_difference(mine, theirs))
