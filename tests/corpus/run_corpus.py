@@ -308,7 +308,7 @@ class ModelRun:
         if mine != theirs and (self.name, backend) in GRAPH_DIFFERENCES:
             self.row[backend] += " (graph: " + GRAPH_DIFFERENCES[(self.name, backend)] + ")"
         elif folded:
-            self.row[backend] += f" ({count} operators on constant attributes folded²)"
+            self.row[backend] += f" ({count} operator{'' if count == 1 else 's'} on constant attributes folded²)"
         elif mine != theirs:
             self.row[backend] += " (graph differs)"
             self.fail(f"{backend} graph vs the public API's", first_difference(mine, theirs))
