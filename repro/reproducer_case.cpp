@@ -88,6 +88,7 @@ InjectSection inject_section_parts(const InjectPlan& plan) {
   section.runs_injected_graph =
       fires && (plan.fault == "accuracy" || plan.fault == "backward-accuracy" || plan.fault == "backward-error");
   if (!fires || section.runs_injected_graph || plan.fault == "segfault") section.flags.insert("returns");
+  if (section.flags.count("returns")) section.flags.insert("seeded");  // it runs the graph: kRunSeed first
   if (fires && plan.fault == "backward-error") section.flags.insert("backward_error");
   if (fires && (plan.fault == "compile-error" || plan.fault == "runtime-error")) {
     section.flags.insert("raises");
@@ -145,6 +146,7 @@ void add_common_values(const Case& c, const ReproSettings& s, std::string (*comm
   values["DEVICE"] = literal(s.run.device);
   if (s.run.device != "cpu") flags.insert("cuda");
   values["TIMEOUT_S"] = std::to_string(static_cast<int64_t>(std::ceil(s.run.timeout_seconds)));
+  values["RUN_SEED"] = std::to_string(kRunSeed);
 }
 
 void append_section(std::string& source, const std::string& section, int separator) {

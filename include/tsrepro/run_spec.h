@@ -19,6 +19,14 @@ namespace tsrepro {
 // The seed of fake inputs when none is given (repro.py and repro.cpp use the same default).
 inline constexpr uint64_t kDefaultFakeSeed = 0;
 
+// The global random generators are seeded with this right before every run of a graph that is
+// compared or kept (the reference, the tested backend's measured call, the fp64 reference, the
+// minifier's reference values), and repro.py and repro.cpp do the same before their calls: a
+// graph that draws random numbers (dropout with training=True, as Tacotron2's prenet does in eval
+// mode too) then draws the same ones on both sides, wherever the backend draws them in the same
+// order. Warm-up calls (the profiling run) are not seeded: the measured call's seed is what counts.
+inline constexpr uint64_t kRunSeed = 0;
+
 struct RunSpec {
   std::string ref = "eager";       // the reference backend
   std::string backend;             // eager, jit, nnc, ofi, inject:<fault>@<op>[+<op>...]

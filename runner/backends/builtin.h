@@ -4,9 +4,15 @@
 #include <memory>
 #include <string>
 
+#include <ATen/Context.h>
+
 #include "tsrepro/backend.h"
+#include "tsrepro/run_spec.h"
 
 namespace tsrepro {
+
+// Right before a run that counts (include/tsrepro/run_spec.h, kRunSeed, says why).
+inline void seed_random_generators() { at::manual_seed(kRunSeed); }
 
 // The interpreter with no passes: what `eager` runs, and what inject faults run on.
 std::unique_ptr<PreparedGraph> interpret_graph(std::shared_ptr<torch::jit::Graph> graph);

@@ -15,6 +15,7 @@ class InterpretedGraph : public PreparedGraph {
 
   std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) override {
     torch::jit::Stack stack(std::move(inputs));
+    seed_random_generators();
     torch::jit::InterpreterState(code_).run(stack);
     return stack;
   }

@@ -8,6 +8,7 @@
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/tensorexpr/kernel.h>
 
+#include "runner/backends/builtin.h"
 #include "runner/backends/profiling_executor.h"
 #include "runner/written_inputs.h"
 #include "tsrepro/error.h"
@@ -50,6 +51,7 @@ struct ProfiledFunction : PreparedGraph {
   std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) override {
     ScopedJitSwitches scope(switches);
     torch::jit::Stack stack(std::move(inputs));
+    seed_random_generators();
     function.run(stack);
     if (auto last = torch::jit::lastExecutedOptimizedGraph()) optimized = last;
     return unpack(stack.at(0));

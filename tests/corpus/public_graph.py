@@ -39,6 +39,13 @@ def default_tolerance():
         return re.search(r"double tol = ([0-9.e+-]+);", f.read()).group(1)
 
 
+def run_seed():
+    """tsrepro's kRunSeed (include/tsrepro/run_spec.h): the global generators are seeded with it
+    right before each compared call, so random ops (Tacotron2's always-on dropout) draw alike."""
+    with open(os.path.join(ROOT, "include", "tsrepro", "run_spec.h")) as f:
+        return int(re.search(r"uint64_t kRunSeed = ([0-9]+);", f.read()).group(1))
+
+
 def load_same():
     """same(i, ref, res, ref64): the comparison every repro.py carries, with tsrepro's defaults
     (equal NaN, exact dtype)."""
@@ -81,7 +88,9 @@ def reference(model_path, inputs, fp64=False):
         if fp64:
             module = module.double()
         with torch.no_grad():
-            return leaves(module(*fresh(inputs, fp64)))
+            arguments = fresh(inputs, fp64)
+            torch.manual_seed(run_seed())
+            return leaves(module(*arguments))
     finally:
         torch._C._get_graph_executor_optimize(True)
 
@@ -102,7 +111,9 @@ def backend_run(model_path, inputs, backend):
             # state still starts the last call from the state the reference started from. A copy
             # shares the module's executor, so the last call runs what they optimized.
             copy.deepcopy(module)(*fresh(inputs))
-        outputs = leaves(module(*fresh(inputs)))
+        arguments = fresh(inputs)
+        torch.manual_seed(run_seed())
+        outputs = leaves(module(*arguments))
     # While the module lives: the last executed graph is held weakly, by its executor.
     return outputs, graph_text(torch.jit.last_executed_optimized_graph())
 

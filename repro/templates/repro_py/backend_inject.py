@@ -4,5 +4,6 @@ def __ROLE__(inputs):  # __SPEC__: tsrepro's test backend: the interpreter, fail
     os.kill(os.getpid(), signal.SIGSEGV)  #[segfault]
     while True:  #[hang]
         signal.pause()  #[hang]
+    torch.manual_seed(RUN_SEED)  #[seeded]
     return torch._C._jit_interpret_graph(__INJECTED__.copy(), tuple(inputs))  #[returns]
     return torch._C._jit_interpret_graph(*interpretable(__INJECTED__, inputs))  #[returns_empty_inputs]
