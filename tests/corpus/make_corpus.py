@@ -54,7 +54,8 @@ model's fixed configuration makes that large (maxvit_t's partition size,
 MViT's and SSD's built-in input sizes, RAFT's correlation pyramid), a knob
 that keeps the graph is set smaller; detection models get one 32x32 image.
 The reference output of every torchvision model must be finite, and every
-model's loaded module must give it on two calls in a row.
+model's loaded module must give it on two calls in a row (the second, which
+runs the optimized plan, to within rounding).
 """
 
 import collections
@@ -1792,7 +1793,9 @@ def write_model(out_dir, name):
         torch.manual_seed(run_seed())
         again = plain(loaded(*loaded_inputs))
     assert same(got, loaded_expected[0]), name + ": reload mismatch"
-    assert same(again, loaded_expected[0]), name + ": second call differs"
+    # Close, not equal: the optimized plan may fuse (libtorch 2.6 fuses on the CPU by default),
+    # and a fused kernel rounds otherwise (raft_small's differ in the last bits there).
+    assert close(again, loaded_expected[0]), name + ": second call differs"
 
     # -- graph facts ----------------------------------------------------------
     n_nonconst, counts = non_constant_count(loaded.forward.graph)
