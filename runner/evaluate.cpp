@@ -265,6 +265,9 @@ Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_
 
 Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::IValue> loaded,
                                    const StageCallback& on_stage) {
+  // A graph that raised inside `with torch.no_grad()` left grad mode off (import inlines the with
+  // statement's exit, not the interpreter's exit on a raise): every evaluation starts it on.
+  const torch::AutoGradMode grad_mode_on(true);
   const auto started = std::chrono::steady_clock::now();
   std::optional<std::chrono::steady_clock::time_point> compute_started;
   auto finish = [&](Verdict v) {

@@ -63,6 +63,7 @@ class ModuleLifter {
 
   LiftedGraph lift() {
     inline_calls_on_known_objects();
+    inline_with_statements();
     thread_created_object_attributes(*graph_, origin_);
     thread_attribute_writes(*graph_, attribute_resolver(), origin_);
     created_objects_as_tuples(*graph_);  // those the attribute writes left as plain values
@@ -109,6 +110,39 @@ class ModuleLifter {
       }
       if (inlined) torch::jit::Inline(*graph_);  // the calls inside the bodies just inlined
     }
+  }
+
+  // `with torch.no_grad():` is prim::Enter/prim::Exit on an object of a TorchScript class whose
+  // __enter__ and __exit__ the interpreter calls (torchvision's complete-IoU loss, in RetinaNet's
+  // training branch). IR text cannot name the class: both calls are inlined, as every other call
+  // is, and what is left of the object is its attributes (`prev`: the grad mode to restore).
+  // What the interpreter adds, an __exit__ on the way out of a raise, is left out: a raise ends
+  // the run, and each evaluation starts with grad mode on (runner/evaluate.cpp).
+  void inline_with_statements() {
+    bool inlined = false;
+    for (Node* enter : nodes_of_kind(graph_->block(), c10::prim::Enter)) {
+      const auto cls = enter->input()->type()->cast<c10::ClassType>();
+      if (!cls || !cls->findMethod("__enter__") || !cls->findMethod("__exit__")) continue;
+      torch::jit::WithInsertPoint here(enter);
+      Node* call = graph_->insertNode(graph_->create(c10::prim::CallMethod, {enter->input()}));
+      call->s_(c10::attr::name, "__enter__");
+      call->output()->setType(cls->getMethod("__enter__").getSchema().returns().at(0).type());
+      enter->output()->replaceAllUsesWith(call->output());
+      enter->destroy();
+      inlined = true;
+    }
+    for (Node* exit : nodes_of_kind(graph_->block(), c10::prim::Exit)) {
+      const auto cls = exit->input()->type()->cast<c10::ClassType>();
+      if (!cls || !cls->findMethod("__exit__") || exit->output()->hasUses()) continue;
+      torch::jit::WithInsertPoint here(exit);
+      Value* none = graph_->insertConstant(c10::IValue());
+      Node* call = graph_->insertNode(graph_->create(c10::prim::CallMethod, {exit->input(), none, none, none}));
+      call->s_(c10::attr::name, "__exit__");
+      call->output()->setType(cls->getMethod("__exit__").getSchema().returns().at(0).type());
+      exit->destroy();
+      inlined = true;
+    }
+    if (inlined) torch::jit::Inline(*graph_);
   }
 
   // How runner/attribute_state.cpp sees this module: attributes of objects known from %self.

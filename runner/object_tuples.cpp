@@ -90,10 +90,11 @@ Construction construction_of(Node* create) {
 }
 
 // Nodes that would see a tuple where the program has an object: calls that were not inlined (their
-// callee expects the class) and isinstance tests.
+// callee expects the class), isinstance tests and a with statement's enter and exit.
 bool needs_the_object(const Node* node) {
   return node->kind() == c10::prim::CallMethod || node->kind() == c10::prim::CallFunction ||
-         node->kind() == c10::prim::isinstance;
+         node->kind() == c10::prim::isinstance || node->kind() == c10::prim::Enter ||
+         node->kind() == c10::prim::Exit;
 }
 
 class ClassAsTuple {

@@ -217,6 +217,43 @@ torch.save((called(x),), out + "/called_expected.pt")
   EXPECT_TRUE(at::equal(run_eager(reloaded, clone_values(*reloaded.values))[0].toTensor(), expected));
 }
 
+// `with torch.no_grad():` (prim::Enter/prim::Exit on an object whose class IR text cannot name;
+// RetinaNet's complete-IoU loss has one) becomes the inlined __enter__ and __exit__: the case
+// computes the same values, and the part inside the block records no gradient.
+TEST(Import, AWithStatementBecomesItsEnterAndExit) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir dir;
+  const std::string script = dir / "make.py";
+  std::ofstream(script) << R"(import sys, torch
+class Detached(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        with torch.no_grad():
+            scale = x.abs().max() + 1
+        return x * scale
+out = sys.argv[1]
+torch.jit.save(torch.jit.script(Detached()), out + "/model.pt")
+x = torch.tensor([1.0, -3.0, 2.0])
+torch.save((x,), out + "/inputs.pt")
+torch.save((torch.jit.load(out + "/model.pt")(x),), out + "/expected.pt")
+)";
+  const testing::ShellResult made =
+      testing::run_shell(testing::kPython + " " + testing::shell_quoted(script) + " " + testing::shell_quoted(dir.path()));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+
+  const Case c = import_case({dir / "model.pt", "forward", dir / "inputs.pt", ""});
+  const std::string text = graph_to_ir(*c.graph);
+  EXPECT_EQ(text.find("prim::Enter"), std::string::npos) << text;
+  EXPECT_NE(text.find("aten::set_grad_enabled"), std::string::npos) << text;
+  const at::Tensor expected = read_torch_save(dir / "expected.pt").toTupleRef().elements()[0].toTensor();
+  std::vector<c10::IValue> inputs = clone_values(*c.values);
+  inputs[0] = inputs[0].toTensor().requires_grad_();
+  const at::Tensor got = run_eager(c, inputs)[0].toTensor();
+  EXPECT_TRUE(at::equal(got.detach(), expected));
+  got.sum().backward();  // d/dx (x * scale) with scale = 4 held constant: 4 everywhere
+  EXPECT_TRUE(at::equal(inputs[0].toTensor().grad(), at::full({3}, 4.0F)));
+  EXPECT_TRUE(at::GradMode::is_enabled());
+}
+
 TEST(Import, ControlFlowSurvivesTheIrRoundTrip) {
   ImportOptions o{model_path("control_flow_scripted.pt"), "forward", model_path("control_flow_scripted.inputs.pt"), ""};
   Case c = import_case(o);
