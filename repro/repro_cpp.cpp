@@ -52,7 +52,7 @@ std::string ofi_section(const Case& c, const std::string& role, const BackendOpt
   std::string forward_inputs;
   for (size_t i = 0; i < c.inputs.size(); ++i)
     if (!c.inputs[i].lifted) forward_inputs += (forward_inputs.empty() ? "" : ", ") + std::to_string(i);
-  TemplateFlags flags;
+  TemplateFlags flags = random_number_flags(*c.graph);
   if (c.graph->outputs().size() != 1) flags.insert("packed");
   for (const char* storage : {"case_module_inline", "case_module_file"})
     if (program_flags.count(storage)) flags.insert(storage);
@@ -84,7 +84,8 @@ std::string inject_section(const InjectPlan& plan, const std::string& spec, cons
 std::string backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
                             const std::string& role, const std::optional<InjectPlan>& plan, TemplateFlags& flags) {
   const std::string family = backend_family(spec);
-  if (family == "eager") return fill_template(templates::repro_cpp_backend_eager, {{"ROLE", role}});
+  if (family == "eager")
+    return fill_template(templates::repro_cpp_backend_eager, {{"ROLE", role}}, random_number_flags(*c.graph));
   if (family == "jit") return fill_template(templates::repro_cpp_backend_jit, {{"ROLE", role}});
   if (family == "nnc") return nnc_section(role, options, flags);
   if (family == "ofi") return ofi_section(c, role, options, flags);
@@ -156,10 +157,9 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const std::o
   const std::set<std::string> families = {backend_family(s.run.ref), backend_family(s.run.backend)};
   if (families.count("jit") || families.count("nnc")) {
     flags.insert("profiled");
-    append_section(sections,
-                   fill_template(templates::repro_cpp_profiled, {},
-                                 c.graph->outputs().size() != 1 ? TemplateFlags{"packed"} : TemplateFlags{}),
-                   1);
+    TemplateFlags profiled_flags = random_number_flags(*c.graph);
+    if (c.graph->outputs().size() != 1) profiled_flags.insert("packed");
+    append_section(sections, fill_template(templates::repro_cpp_profiled, {}, profiled_flags), 1);
   }
   // With --backward the sides are wrapped (backward.cpp.in): their own functions get other names.
   const std::string suffix = s.run.backward ? "_forward" : "";

@@ -93,10 +93,11 @@ std::optional<std::string> inline_inputs_expression(const Case& c) {
 
 // ---- Backend sections ---------------------------------------------------------------------------
 
-std::string nnc_section(const std::string& role, const BackendOptions& options) {
+std::string nnc_section(const std::string& role, const BackendOptions& options, const TemplateFlags& random) {
+  TemplateFlags flags = nnc_option_flags(options);
+  flags.insert(random.begin(), random.end());
   return fill_template(templates::repro_py_backend_nnc,
-                       {{"ROLE", role}, {"STRATEGY", python_string_literal(nnc_fusion_strategy(options))}},
-                       nnc_option_flags(options));
+                       {{"ROLE", role}, {"STRATEGY", python_string_literal(nnc_fusion_strategy(options))}}, flags);
 }
 
 // ofi freezes CASE_MODULE (the graph as a module's forward, its lifted inputs as buffers); the
@@ -105,7 +106,7 @@ std::string ofi_section(const Case& c, const std::string& role, const BackendOpt
   std::vector<std::string> user_inputs;
   for (size_t i = 0; i < c.inputs.size(); ++i)
     if (!c.inputs[i].lifted) user_inputs.push_back("inputs[" + std::to_string(i) + "]");
-  TemplateFlags flags;
+  TemplateFlags flags = random_number_flags(*c.graph);
   if (backend_option_on(options, "mkldnn", true)) flags.insert("mkldnn");
   return fill_template(templates::repro_py_backend_ofi,
                        {{"ROLE", role},
@@ -138,11 +139,12 @@ bool has_empty_container_input(const std::vector<c10::IValue>& inputs) {
 std::string backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
                             const std::string& role, const std::optional<InjectPlan>& plan, bool empty_inputs) {
   const std::string family = backend_family(spec);
-  TemplateFlags interpreter_flags;
+  const TemplateFlags random = random_number_flags(*c.graph);
+  TemplateFlags interpreter_flags = random;
   if (empty_inputs) interpreter_flags.insert("empty_inputs");
   if (family == "eager") return fill_template(templates::repro_py_backend_eager, {{"ROLE", role}}, interpreter_flags);
-  if (family == "jit") return fill_template(templates::repro_py_backend_jit, {{"ROLE", role}});
-  if (family == "nnc") return nnc_section(role, options);
+  if (family == "jit") return fill_template(templates::repro_py_backend_jit, {{"ROLE", role}}, random);
+  if (family == "nnc") return nnc_section(role, options, random);
   if (family == "ofi") return ofi_section(c, role, options);
   return inject_section(*plan, spec, role, empty_inputs);
 }

@@ -88,7 +88,8 @@ InjectSection inject_section_parts(const InjectPlan& plan) {
   section.runs_injected_graph =
       fires && (plan.fault == "accuracy" || plan.fault == "backward-accuracy" || plan.fault == "backward-error");
   if (!fires || section.runs_injected_graph || plan.fault == "segfault") section.flags.insert("returns");
-  if (section.flags.count("returns")) section.flags.insert("seeded");  // it runs the graph: kRunSeed first
+  // It runs a graph that draws random numbers: kRunSeed first.
+  if (section.flags.count("returns") && random_number_flags(*plan.graph).count("random")) section.flags.insert("seeded");
   if (fires && plan.fault == "backward-error") section.flags.insert("backward_error");
   if (fires && (plan.fault == "compile-error" || plan.fault == "runtime-error")) {
     section.flags.insert("raises");
@@ -147,6 +148,24 @@ void add_common_values(const Case& c, const ReproSettings& s, std::string (*comm
   if (s.run.device != "cpu") flags.insert("cuda");
   values["TIMEOUT_S"] = std::to_string(static_cast<int64_t>(std::ceil(s.run.timeout_seconds)));
   values["RUN_SEED"] = std::to_string(kRunSeed);
+  for (const std::string& flag : random_number_flags(*c.graph)) flags.insert(flag);
+}
+
+namespace {
+
+bool draws_random_numbers(const torch::jit::Block* block) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    if (node->isNondeterministic()) return true;
+    for (const torch::jit::Block* inner : node->blocks())
+      if (draws_random_numbers(inner)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TemplateFlags random_number_flags(const torch::jit::Graph& graph) {
+  return draws_random_numbers(graph.block()) ? TemplateFlags{"random"} : TemplateFlags{};
 }
 
 void append_section(std::string& source, const std::string& section, int separator) {

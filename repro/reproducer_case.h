@@ -88,9 +88,15 @@ std::vector<std::string> gradient_input_indices(const Case& c);
 
 std::string joined(const std::vector<std::string>& parts, const std::string& separator);
 
+// {"random"} where the graph draws random numbers (a node libtorch calls nondeterministic: dropout
+// in training, rand, bernoulli): the reproducers' lines that seed each compared call with kRunSeed,
+// as tsrepro's runs are seeded, are kept only then. Elsewhere they would be noise.
+TemplateFlags random_number_flags(const torch::jit::Graph& graph);
+
 // The placeholders both reproducers fill the same way: the header's TITLE, VERSION, LIBTORCH, CPU,
 // EXPECTED_TEXT, COMMAND (made safe by `comment`) and the run's EXPECTED, EXIT_ON_EXCEPTION,
-// DEVICE (string literals made by `literal`) and TIMEOUT_S; flags `command` and `cuda`.
+// DEVICE (string literals made by `literal`), TIMEOUT_S and RUN_SEED; flags `command`, `cuda` and
+// `random`.
 void add_common_values(const Case& c, const ReproSettings& settings, std::string (*comment)(std::string_view),
                        std::string (*literal)(std::string_view), TemplateValues& values, TemplateFlags& flags);
 

@@ -7,5 +7,5 @@ def __ROLE__(inputs):  # nnc: the profiling executor with the TensorExpr fuser f
     torch._C._jit_set_fusion_strategy([(__STRATEGY__, 2)])  #[strategy]
     function = torch._C._create_function_from_graph("repro", GRAPH.copy())
     function(*fresh(inputs))  # the profiling run (PyTorch profiles one); the next call compiles the graph
-    torch.manual_seed(RUN_SEED)
+    torch.manual_seed(RUN_SEED)  #[random]
     return function(*inputs)

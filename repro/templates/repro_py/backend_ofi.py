@@ -4,5 +4,5 @@ def __ROLE__(inputs):  # ofi: torch.jit.optimize_for_inference(torch.jit.freeze(
     torch._C._jit_pass_fuse_frozen_conv_add_relu(frozen.graph)  # optimize_for_inference without MKLDNN  #[!mkldnn]
     torch._C._jit_pass_transpose_frozen_linear(frozen.graph)  #[!mkldnn]
     frozen.__deepcopy__({})(*fresh(__USER_INPUTS__))  # the profiling run, on a copy (forward may update the module's state)
-    torch.manual_seed(RUN_SEED)
+    torch.manual_seed(RUN_SEED)  #[random]
     return frozen(*__USER_INPUTS__)  # the executor is the copy's too: this call runs the optimized plan

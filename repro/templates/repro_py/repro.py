@@ -28,7 +28,7 @@ CASE_MODULE = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "cas
 __INPUT_HELPER__
 INPUTS = __INPUTS__
 
-RUN_SEED = __RUN_SEED__  # each compared call starts from torch.manual_seed(RUN_SEED): random ops draw alike
+RUN_SEED = __RUN_SEED__  # each compared call starts from torch.manual_seed(RUN_SEED): random ops draw alike  #[random]
 
 
 def fresh(value, fp64=False):  # a copy on DEVICE for one run (ops may mutate inputs); fp64: floats as float64
