@@ -9,6 +9,7 @@
 #include "minifier/graph_edit.h"
 #include "runner/backends/builtin.h"
 #include "runner/written_inputs.h"
+#include "tsrepro/node_origin.h"
 
 namespace tsrepro {
 namespace {
@@ -207,6 +208,71 @@ std::optional<Case> graph_from(const Case& state, size_t begin, const ReferenceV
   // The cut keeps every node from `begin` on, so node k is now node k - begin. Where it is not
   // (an edit libtorch normalized further), no candidate rather than a wrong one.
   if (!from || cuttable_nodes(*from->graph).size() != n - begin) return std::nullopt;
+  return from;
+}
+
+std::optional<Case> graph_from_folding(const Case& state, size_t begin, const ReferenceValues& refs,
+                                       std::vector<size_t>& kept) {
+  const std::vector<Node*> nodes = cuttable_nodes(*state.graph);
+  std::map<Node*, size_t> index_of;
+  std::map<int64_t, size_t> position_of_origin;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    index_of[nodes[i]] = i;
+    const std::optional<int64_t> origin = origin_index(*nodes[i]);
+    if (!origin || !position_of_origin.emplace(*origin, i).second) {
+      // Nodes that cannot be told apart after the cut (a graph written as IR text has no
+      // origins): only the exact cut, whose nodes keep their order.
+      kept.clear();
+      for (size_t k = begin; k < nodes.size(); ++k) kept.push_back(k);
+      return graph_from(state, begin, refs);
+    }
+  }
+  // Nodes before `begin` whose value a later node needs and no input can hold (SSD's list of
+  // image sizes, a list of tuples its transform appends to) stay; so does every node that reads
+  // what stays (it may write into it: the loop that appends), and, in turn, what they need that
+  // no input can hold.
+  std::set<size_t> cut;
+  for (size_t i = 0; i < begin; ++i) cut.insert(i);
+  const auto reads_a_kept_value = [&](size_t i) {
+    std::vector<Value*> read;
+    collect_values_read(nodes[i], read);
+    return std::any_of(read.begin(), read.end(), [&](Value* v) {
+      const auto producer = index_of.find(v->node());
+      return producer != index_of.end() && producer->second < begin && !cut.count(producer->second);
+    });
+  };
+  for (bool kept_one = true; kept_one;) {
+    kept_one = false;
+    for (auto it = cut.rbegin(); it != cut.rend() && !kept_one; ++it) {
+      if (reads_a_kept_value(*it)) {
+        cut.erase(*it);
+        kept_one = true;
+        break;
+      }
+      for (Value* output : nodes[*it]->outputs()) {
+        const bool needed = std::any_of(output->uses().begin(), output->uses().end(), [&](const torch::jit::Use& use) {
+          Node* owner = top_level_owner(use.user, *state.graph);
+          return owner == state.graph->return_node() || !cut.count(index_of.at(owner));
+        });
+        const std::optional<c10::IValue> ref = needed ? refs.find(output->debugName()) : std::nullopt;
+        if (needed && (!ref || !can_be_graph_input(*ref))) {
+          cut.erase(*it);
+          kept_one = true;
+          break;
+        }
+      }
+    }
+  }
+  std::optional<Case> from = cut.empty() ? copy_case(state)
+                                         : with_nodes_cut(state, std::vector<size_t>(cut.begin(), cut.end()), refs);
+  if (!from) return std::nullopt;
+  kept.clear();
+  for (Node* node : cuttable_nodes(*from->graph)) {
+    const std::optional<int64_t> origin = origin_index(*node);
+    const auto position = origin ? position_of_origin.find(*origin) : position_of_origin.end();
+    if (position == position_of_origin.end() || (!kept.empty() && position->second <= kept.back())) return std::nullopt;
+    kept.push_back(position->second);
+  }
   return from;
 }
 

@@ -16,6 +16,7 @@
 #include "tests/support/cases.h"
 #include "tsrepro/error.h"
 #include "tsrepro/minify.h"
+#include "tsrepro/node_origin.h"
 
 namespace tsrepro {
 namespace {
@@ -135,6 +136,31 @@ TEST(BisectWindow, StopsWhereTheFailureNeedsBothHalves) {
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "aten::relu"), kinds.end());
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "aten::sigmoid"), kinds.end());
   EXPECT_LE(h.queries(), 1u + 2u);  // neither half alone: the search ends in its first round
+}
+
+// A value no graph input can hold, made at the top and read at the end (SSD's list of image
+// sizes, a list of tuples its transform appends to): a window after it keeps it and the node that
+// appends to it, instead of giving up on every window past it.
+TEST(BisectWindow, KeepsAnEarlyValueNoInputCanHoldAndWhatWritesIt) {
+  std::string ir = "graph(%x0 : Tensor):\n"
+                   "  %sizes : (int, int)[] = prim::ListConstruct()\n"
+                   "  %two : int = prim::Constant[value=2]()\n"
+                   "  %pair : (int, int) = prim::TupleConstruct(%two, %two)\n"
+                   "  %grown : (int, int)[] = aten::append(%sizes, %pair)\n";
+  for (size_t i = 0; i < 64; ++i)
+    ir += "  %x" + std::to_string(i + 1) + " : Tensor = aten::" + (i == 40 ? "relu" : "tanh") + "(%x" +
+          std::to_string(i) + ")\n";
+  ir += "  %n : int = aten::len(%sizes)\n"
+        "  %out : Tensor = aten::add(%x64, %x64, %n)\n"
+        "  return (%out)\n";
+  Case c = case_from_ir(ir, {at::randn({4})});
+  record_import_origins(*c.graph);  // nodes known by their origin, as an imported model's are
+  PassHarness h(c, has_op("aten::relu"));
+  EXPECT_TRUE(h.run(bisect_window_pass));
+  const std::vector<std::string> kinds = node_kinds(h.state);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "aten::relu"), kinds.end());
+  EXPECT_LE(kinds.size(), 4u);  // the relu, and at most the list, its tuple and its append
+  EXPECT_LE(h.queries(), 1u + 2u * 7u);
 }
 
 TEST(TruncateSuffix, APrefixEndingOnTheOtherBranchKeepsTheCulprit) {

@@ -15,18 +15,25 @@
 // halves together), the search stops at the window it has; truncate-suffix and cut-ranges go on
 // from there. A window of one node is the usual end.
 
+#include <algorithm>
+
 #include "minifier/pass.h"
 
 namespace tsrepro {
 namespace {
 
 // Cuttable nodes [begin, last] of `state` alone: the nodes before `begin` cut (their values fed
-// in), then everything after `last` truncated (its tensors handed on become the outputs).
+// in; what those values decide may fold away too), then everything after `last` truncated (its
+// tensors handed on become the outputs).
 std::optional<Case> window(const Case& state, size_t begin, size_t last, const ReferenceValues& refs) {
   const size_t n = cuttable_nodes(*state.graph).size();
-  std::optional<Case> from_begin = graph_from(state, begin, refs);
+  std::vector<size_t> kept;  // the state's index of each node left
+  std::optional<Case> from_begin = graph_from_folding(state, begin, refs, kept);
   if (!from_begin || last + 1 >= n) return from_begin;
-  return truncated_after(*from_begin, last - begin);
+  const size_t left_up_to_last = std::upper_bound(kept.begin(), kept.end(), last) - kept.begin();
+  if (left_up_to_last == 0) return std::nullopt;  // the whole window folded away
+  if (left_up_to_last == kept.size()) return from_begin;
+  return truncated_after(*from_begin, left_up_to_last - 1);
 }
 
 }  // namespace
