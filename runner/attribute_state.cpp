@@ -126,10 +126,13 @@ void thread_created_object_attributes(Graph& graph, const std::string& origin) {
       };
       const c10::TypePtr type = class_type->getAttribute(name);
       resolver.declared_type = [type](Node*) { return type; };
-      torch::jit::WithInsertPoint top(graph.block()->nodes().front());
-      // Before the object's constructor writes it, the attribute holds nothing.
+      // The object lives in the block that creates it (it does not escape): its attributes are
+      // threaded there, from the constructor on. Before the constructor writes one, it holds
+      // nothing; that value stays only where a write sits in a branch of its own.
+      torch::jit::WithInsertPoint at_creation(create);
       Value* unset = graph.insertNode(graph.createUninitialized(type))->output();
-      AttributeThreader(resolver, name, type, origin).thread(graph.block(), unset);
+      AttributeThreader(resolver, name, type, origin).thread(create->owningBlock(), unset);
+      if (!unset->hasUses()) unset->node()->destroy();
     }
     create->destroy();
   }
