@@ -1686,15 +1686,22 @@ REGISTRY = collections.OrderedDict(
     + [(n, ("torchaudio", b)) for n, b in TORCHAUDIO.items()]
     + [(n, ("construct", b)) for n, b in CONSTRUCT.items()])
 
-# The models every CI run uses: all construct models, five small
-# torchvision ones and three torchaudio ones.
+# The models every CI run uses: all construct models, eight torchvision
+# ones and four torchaudio ones.
 # googlenet is here for its NamedTuple output and aten::warn, which no construct model has;
 # emformer for its loops over lists (the minifier leaves an empty list as an input);
-# conformer for its -inf constant (a key padding mask).
+# conformer for its -inf constant (a key padding mask); tacotron2 for its
+# always-on dropout (seeded runs); deeplabv3_mobilenet_v3_large for its
+# Dict[str, str] constant and the lookups the case folds; raft_small for the
+# attribute writes in its refinement loop; fasterrcnn_mobilenet_v3_large_320_fpn
+# for torchvision's operators (--load-library), the ImageList it creates and
+# the LevelMapper it stores on its pooler (a tuple in the case).
 CI_MODELS = list(CONSTRUCT) + ["resnet18", "mobilenet_v3_small",
                                "squeezenet1_1", "vit_tiny", "googlenet",
+                               "deeplabv3_mobilenet_v3_large", "raft_small",
+                               "fasterrcnn_mobilenet_v3_large_320_fpn",
                                "audio_wav2vec2", "audio_emformer",
-                               "audio_conformer"]
+                               "audio_conformer", "audio_tacotron2"]
 
 # Models whose inlined graph's node kinds are printed when written.
 PRINT_KINDS = {"construct_special_prims"}
