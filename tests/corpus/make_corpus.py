@@ -1692,13 +1692,14 @@ REGISTRY = collections.OrderedDict(
 # emformer for its loops over lists (the minifier leaves an empty list as an input);
 # conformer for its -inf constant (a key padding mask); tacotron2 for its
 # always-on dropout (seeded runs); deeplabv3_mobilenet_v3_large for its
-# Dict[str, str] constant and the lookups the case folds; raft_small for the
-# attribute writes in its refinement loop; fasterrcnn_mobilenet_v3_large_320_fpn
-# for torchvision's operators (--load-library), the ImageList it creates and
-# the LevelMapper it stores on its pooler (a tuple in the case).
+# Dict[str, str] constant and the lookups the case folds;
+# fasterrcnn_mobilenet_v3_large_320_fpn for torchvision's operators
+# (--load-library), the ImageList it creates and the LevelMapper it stores on
+# its pooler (a tuple in the case). (raft_small, whose attribute writes the
+# unit tests cover, waits for its ofi graph on libtorch 2.6: docs/CORPUS.md.)
 CI_MODELS = list(CONSTRUCT) + ["resnet18", "mobilenet_v3_small",
                                "squeezenet1_1", "vit_tiny", "googlenet",
-                               "deeplabv3_mobilenet_v3_large", "raft_small",
+                               "deeplabv3_mobilenet_v3_large",
                                "fasterrcnn_mobilenet_v3_large_320_fpn",
                                "audio_wav2vec2", "audio_emformer",
                                "audio_conformer", "audio_tacotron2"]

@@ -63,12 +63,14 @@ for _model in ("alexnet", "vgg11_bn"):
 # optimize_for_inference in 2.6 (Debian 13): the MKLDNN max_pool2d it puts after a convolution
 # raises "INTERNAL ASSERT FAILED at .../KernelFunction.cpp:23" on the first call; the public API
 # raises the same on every torchvision model that max-pools a convolution's output.
-for _model in ("resnet18", "squeezenet1_1", "googlenet", "shufflenet_v2_x0_5", "densenet121"):
-    EXPECTED_FAILURES[(_model, "ofi")] = {"2.6": "exception"}
+for _model in ("resnet18", "squeezenet1_1", "googlenet", "shufflenet_v2_x0_5", "densenet121", "alexnet", "vgg11_bn",
+               "resnet50", "resnext50_32x4d", "retinanet_resnet50_fpn", "inception_v3"):
+    EXPECTED_FAILURES.setdefault((_model, "ofi"), {})["2.6"] = "exception"
 # torch 2.6: with CPU fusion on (its default with LLVM), the profiling executor's second call of
-# optimize_for_inference'd mobilenet_v3_small never leaves LLVMCodeGen's constructor (a fused
-# kernel's compile); the public API hangs the same way.
-EXPECTED_FAILURES[("mobilenet_v3_small", "ofi")] = {"2.6": "timeout"}
+# optimize_for_inference'd mobilenet_v3_small (and _large, and the Faster R-CNN built on it) never
+# leaves LLVMCodeGen's constructor (a fused kernel's compile); the public API hangs the same way.
+for _model in ("mobilenet_v3_small", "mobilenet_v3_large", "fasterrcnn_mobilenet_v3_large_320_fpn"):
+    EXPECTED_FAILURES[(_model, "ofi")] = {"2.6": "timeout"}
 
 
 def torch_line(tsrepro):
@@ -132,11 +134,19 @@ GRAPH_DIFFERENCES = {
 SAME_OPERATOR = {"prim::IfThenElse": "prim::If"}
 
 
+# A fusion group's kind is numbered by a counter of the process (prim::TensorExprGroup_9): the
+# public API's process, which optimized more of the module's graph first, counts further.
+NUMBERED_GROUP = re.compile(r"^(prim::[A-Za-z]+Group)_[0-9]+$")
+
+
 def operators(graph_text):
     """The operators of an IR dump in order (fusion groups' bodies included), as compared."""
     kinds = []
     for line in graph_text.splitlines():
-        kinds += [SAME_OPERATOR.get(k, k) for k in GRAPH_NODE.findall(line.strip()) if k not in NOT_COMPARED]
+        for kind in GRAPH_NODE.findall(line.strip()):
+            kind = NUMBERED_GROUP.sub(r"\1", SAME_OPERATOR.get(kind, kind))
+            if kind not in NOT_COMPARED:
+                kinds.append(kind)
     return kinds
 
 
@@ -197,9 +207,12 @@ def middle_operator(graph_ir):
     the model never runs, such as a detection model's training-only loss, and one in a loop body
     runs many times), in the middle third, nearest its middle, preferring one that occurs once in
     the whole graph (the injected fault then has one place to be); else the operator of the middle
-    such node."""
+    such node. (A unique operator outside the middle third is no cheaper: deeplabv3's final
+    aten::cat took 49 queries, its middle aten::conv2d 17.)"""
     found = [(m.group(2), len(m.group(1))) for m in map(NODE_LINE.match, graph_ir.splitlines()) if m]
-    found = [(op, indent) for op, indent in found if op.startswith("aten::")]
+    # Not the container plumbing (aten::__getitem__ of a dict of feature maps): a backend bug sits
+    # in an operator that computes.
+    found = [(op, indent) for op, indent in found if op.startswith("aten::") and not op.startswith("aten::__")]
     if not found:
         return None
     counts = collections.Counter(op for op, _ in found)
