@@ -100,14 +100,28 @@ TEST(Import, TrainingModeModuleKeepsUpdatingItsBuffers) {
   EXPECT_FALSE(at::equal(before, values[mean_index].toTensor()));
 }
 
+// Runs a model-making script with /usr/bin/python3, its one argument the directory it writes its
+// files to (model.pt, inputs.pt, expected.pt, ...).
+void make_with_python(const TempDir& dir, const std::string& script_text) {
+  const std::string script = dir / "make.py";
+  std::ofstream(script) << script_text;
+  const testing::ShellResult made =
+      testing::run_shell(testing::kPython + " " + testing::shell_quoted(script) + " " + testing::shell_quoted(dir.path()));
+  ASSERT_EQ(made.exit_code, 0) << made.output;
+}
+
+// The one output a script saved as torch.save((out,), file).
+at::Tensor saved_output(const std::string& file) {
+  return read_torch_save(file).toTupleRef().elements()[0].toTensor();
+}
+
 // A module that writes attributes in forward (prim::SetAttr): its own tensor state in a loop, a
 // counter in a branch inside the loop, and a submodule's list before a loop that reads it (as
 // torchvision's RAFT does with its correlation pyramid). The case runs as the module did.
 TEST(Import, AttributeWritesBecomeStateThreadedThroughTheGraph) {
   SKIP_WITHOUT_PYTHON_TORCH();
   TempDir dir;
-  const std::string script = dir / "make.py";
-  std::ofstream(script) << R"(import sys, torch
+  ASSERT_NO_FATAL_FAILURE(make_with_python(dir, R"(import sys, torch
 from typing import List
 class Pyramid(torch.nn.Module):
     def __init__(self):
@@ -136,15 +150,12 @@ torch.jit.save(m, out + "/model.pt")
 x = torch.tensor([1.0, -2.0, 0.25])
 torch.save((x,), out + "/inputs.pt")
 torch.save((torch.jit.load(out + "/model.pt")(x),), out + "/expected.pt")
-)";
-  const testing::ShellResult made =
-      testing::run_shell(testing::kPython + " " + testing::shell_quoted(script) + " " + testing::shell_quoted(dir.path()));
-  ASSERT_EQ(made.exit_code, 0) << made.output;
+)"));
 
   const Case c = import_case({dir / "model.pt", "forward", dir / "inputs.pt", ""});
   EXPECT_EQ(graph_to_ir(*c.graph).find("SetAttr"), std::string::npos);
   const std::vector<c10::IValue> got = run_eager(c, clone_values(*c.values));
-  const at::Tensor expected = read_torch_save(dir / "expected.pt").toTupleRef().elements()[0].toTensor();
+  const at::Tensor expected = saved_output(dir / "expected.pt");
   ASSERT_EQ(got.size(), 1U);
   EXPECT_TRUE(at::equal(got[0].toTensor(), expected)) << got[0] << " vs " << expected;
   // The same after the case is written and read back (graph.ir holds the threaded state).
@@ -161,8 +172,7 @@ torch.save((torch.jit.load(out + "/model.pt")(x),), out + "/expected.pt")
 TEST(Import, AnObjectStoredOnTheModuleOnItsFirstCallBecomesATuple) {
   SKIP_WITHOUT_PYTHON_TORCH();
   TempDir dir;
-  const std::string script = dir / "make.py";
-  std::ofstream(script) << R"(import sys, torch
+  ASSERT_NO_FATAL_FAILURE(make_with_python(dir, R"(import sys, torch
 from typing import Optional
 @torch.jit.script
 class Mapper:
@@ -193,15 +203,11 @@ called = torch.jit.script(FirstCallSetup())
 called(torch.ones(2))  # its mapper now holds k = 2
 torch.jit.save(called, out + "/called.pt")
 torch.save((called(x),), out + "/called_expected.pt")
-)";
-  const testing::ShellResult made =
-      testing::run_shell(testing::kPython + " " + testing::shell_quoted(script) + " " + testing::shell_quoted(dir.path()));
-  ASSERT_EQ(made.exit_code, 0) << made.output;
+)"));
 
   // A module saved after a call holds the object: the case creates it again from its attributes.
   const Case after_a_call = import_case({dir / "called.pt", "forward", dir / "inputs.pt", ""});
-  const at::Tensor called_expected =
-      read_torch_save(dir / "called_expected.pt").toTupleRef().elements()[0].toTensor();
+  const at::Tensor called_expected = saved_output(dir / "called_expected.pt");
   EXPECT_TRUE(at::equal(called_expected, at::tensor({3.0F, 4.0F, 4.0F})));  // clamp(x + 0.5, max=2) * 2
   EXPECT_TRUE(at::equal(run_eager(after_a_call, clone_values(*after_a_call.values))[0].toTensor(), called_expected));
 
@@ -209,7 +215,7 @@ torch.save((called(x),), out + "/called_expected.pt")
   const std::string text = graph_to_ir(*c.graph);
   EXPECT_EQ(text.find("prim::CreateObject"), std::string::npos) << text;
   EXPECT_NE(text.find("prim::TupleIndex"), std::string::npos) << text;
-  const at::Tensor expected = read_torch_save(dir / "expected.pt").toTupleRef().elements()[0].toTensor();
+  const at::Tensor expected = saved_output(dir / "expected.pt");
   EXPECT_TRUE(at::equal(expected, at::tensor({3.0F, 5.0F, 6.0F})));  // clamp(x + 0.5, max=3) * 2
   EXPECT_TRUE(at::equal(run_eager(c, clone_values(*c.values))[0].toTensor(), expected));
   write_case(c, dir / "case");
@@ -223,8 +229,7 @@ torch.save((called(x),), out + "/called_expected.pt")
 TEST(Import, AWithStatementBecomesItsEnterAndExit) {
   SKIP_WITHOUT_PYTHON_TORCH();
   TempDir dir;
-  const std::string script = dir / "make.py";
-  std::ofstream(script) << R"(import sys, torch
+  ASSERT_NO_FATAL_FAILURE(make_with_python(dir, R"(import sys, torch
 class Detached(torch.nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         with torch.no_grad():
@@ -235,16 +240,13 @@ torch.jit.save(torch.jit.script(Detached()), out + "/model.pt")
 x = torch.tensor([1.0, -3.0, 2.0])
 torch.save((x,), out + "/inputs.pt")
 torch.save((torch.jit.load(out + "/model.pt")(x),), out + "/expected.pt")
-)";
-  const testing::ShellResult made =
-      testing::run_shell(testing::kPython + " " + testing::shell_quoted(script) + " " + testing::shell_quoted(dir.path()));
-  ASSERT_EQ(made.exit_code, 0) << made.output;
+)"));
 
   const Case c = import_case({dir / "model.pt", "forward", dir / "inputs.pt", ""});
   const std::string text = graph_to_ir(*c.graph);
   EXPECT_EQ(text.find("prim::Enter"), std::string::npos) << text;
   EXPECT_NE(text.find("aten::set_grad_enabled"), std::string::npos) << text;
-  const at::Tensor expected = read_torch_save(dir / "expected.pt").toTupleRef().elements()[0].toTensor();
+  const at::Tensor expected = saved_output(dir / "expected.pt");
   std::vector<c10::IValue> inputs = clone_values(*c.values);
   inputs[0] = inputs[0].toTensor().requires_grad_();
   const at::Tensor got = run_eager(c, inputs)[0].toTensor();
