@@ -110,6 +110,13 @@ void make_with_python(const TempDir& dir, const std::string& script_text) {
   ASSERT_EQ(made.exit_code, 0) << made.output;
 }
 
+// The first output of `c` written to `case_dir` and read back, run by the interpreter.
+at::Tensor first_output_after_a_round_trip(const Case& c, const std::string& case_dir) {
+  write_case(c, case_dir);
+  const Case reloaded = load_case(case_dir);
+  return run_eager(reloaded, clone_values(*reloaded.values))[0].toTensor();
+}
+
 // The one output a script saved as torch.save((out,), file).
 at::Tensor saved_output(const std::string& file) {
   return read_torch_save(file).toTupleRef().elements()[0].toTensor();
@@ -159,9 +166,7 @@ torch.save((torch.jit.load(out + "/model.pt")(x),), out + "/expected.pt")
   ASSERT_EQ(got.size(), 1U);
   EXPECT_TRUE(at::equal(got[0].toTensor(), expected)) << got[0] << " vs " << expected;
   // The same after the case is written and read back (graph.ir holds the threaded state).
-  write_case(c, dir / "case");
-  const Case reloaded = load_case(dir / "case");
-  EXPECT_TRUE(at::equal(run_eager(reloaded, clone_values(*reloaded.values))[0].toTensor(), expected));
+  EXPECT_TRUE(at::equal(first_output_after_a_round_trip(c, dir / "case"), expected));
 }
 
 // An object the graph creates and stores on the module on its first call (torchvision's
@@ -218,9 +223,7 @@ torch.save((called(x),), out + "/called_expected.pt")
   const at::Tensor expected = saved_output(dir / "expected.pt");
   EXPECT_TRUE(at::equal(expected, at::tensor({3.0F, 5.0F, 6.0F})));  // clamp(x + 0.5, max=3) * 2
   EXPECT_TRUE(at::equal(run_eager(c, clone_values(*c.values))[0].toTensor(), expected));
-  write_case(c, dir / "case");
-  const Case reloaded = load_case(dir / "case");
-  EXPECT_TRUE(at::equal(run_eager(reloaded, clone_values(*reloaded.values))[0].toTensor(), expected));
+  EXPECT_TRUE(at::equal(first_output_after_a_round_trip(c, dir / "case"), expected));
 }
 
 // `with torch.no_grad():` (prim::Enter/prim::Exit on an object whose class IR text cannot name;
