@@ -15,25 +15,49 @@
 // halves together), the search stops at the window it has; truncate-suffix and cut-ranges go on
 // from there. A window of one node is the usual end.
 
-#include <algorithm>
+#include <set>
 
 #include "minifier/pass.h"
+#include "tsrepro/node_origin.h"
 
 namespace tsrepro {
 namespace {
 
-// Cuttable nodes [begin, last] of `state` alone: the nodes before `begin` cut (their values fed
-// in; what those values decide may fold away too), then everything after `last` truncated (its
-// tensors handed on become the outputs).
+// How many of `state`'s first `count` cuttable nodes `edited` still holds, known by their import
+// origins; nullopt where a node has none.
+std::optional<size_t> still_held(const Case& state, const Case& edited, size_t count) {
+  std::set<int64_t> held;
+  for (torch::jit::Node* node : cuttable_nodes(*edited.graph)) {
+    const std::optional<int64_t> origin = origin_index(*node);
+    if (!origin) return std::nullopt;
+    held.insert(*origin);
+  }
+  const std::vector<torch::jit::Node*> nodes = cuttable_nodes(*state.graph);
+  size_t found = 0;
+  for (size_t i = 0; i < count; ++i) {
+    const std::optional<int64_t> origin = origin_index(*nodes[i]);
+    if (!origin) return std::nullopt;
+    found += held.count(*origin);
+  }
+  return found;
+}
+
+// Cuttable nodes [begin, last] of `state` alone: everything after `last` truncated (the tensors it
+// hands on become the outputs), then the nodes before `begin` cut (their values fed in; what those
+// values decide may fold away too). Truncated first, a value that only nodes after the window read
+// (ssdlite's list of image sizes, which its postprocessing reads) keeps no node before the window.
 std::optional<Case> window(const Case& state, size_t begin, size_t last, const ReferenceValues& refs) {
   const size_t n = cuttable_nodes(*state.graph).size();
-  std::vector<size_t> kept;  // the state's index of each node left
-  std::optional<Case> from_begin = graph_from_folding(state, begin, refs, kept);
-  if (!from_begin || last + 1 >= n) return from_begin;
-  const size_t left_up_to_last = std::upper_bound(kept.begin(), kept.end(), last) - kept.begin();
-  if (left_up_to_last == 0) return std::nullopt;  // the whole window folded away
-  if (left_up_to_last == kept.size()) return from_begin;
-  return truncated_after(*from_begin, left_up_to_last - 1);
+  std::vector<size_t> kept;  // the cut graph's nodes, by their index before the cut
+  if (last + 1 >= n) return graph_from_folding(state, begin, refs, kept);
+  std::optional<Case> up_to_last = truncated_after(state, last);
+  if (!up_to_last) return std::nullopt;
+  if (const std::optional<size_t> begin_there = still_held(state, *up_to_last, begin))
+    return graph_from_folding(*up_to_last, *begin_there, refs, kept);
+  // Nodes without origins (a graph written as IR text): cut, then truncate at the same node.
+  std::optional<Case> from_begin = graph_from(state, begin, refs);
+  if (!from_begin) return std::nullopt;
+  return truncated_after(*from_begin, last - begin);
 }
 
 }  // namespace
