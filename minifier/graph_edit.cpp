@@ -211,21 +211,15 @@ std::optional<Case> graph_from(const Case& state, size_t begin, const ReferenceV
   return from;
 }
 
-std::optional<Case> graph_from_folding(const Case& state, size_t begin, const ReferenceValues& refs,
-                                       std::vector<size_t>& kept) {
+std::optional<Case> graph_from_folding(const Case& state, size_t begin, const ReferenceValues& refs) {
   const std::vector<Node*> nodes = cuttable_nodes(*state.graph);
   std::map<Node*, size_t> index_of;
-  std::map<int64_t, size_t> position_of_origin;
+  std::set<int64_t> origins;
   for (size_t i = 0; i < nodes.size(); ++i) {
     index_of[nodes[i]] = i;
     const std::optional<int64_t> origin = origin_index(*nodes[i]);
-    if (!origin || !position_of_origin.emplace(*origin, i).second) {
-      // Nodes that cannot be told apart after the cut (a graph written as IR text has no
-      // origins): only the exact cut, whose nodes keep their order.
-      kept.clear();
-      for (size_t k = begin; k < nodes.size(); ++k) kept.push_back(k);
-      return graph_from(state, begin, refs);
-    }
+    // A graph whose nodes cannot be told apart (IR text has no origins): only the exact cut.
+    if (!origin || !origins.insert(*origin).second) return graph_from(state, begin, refs);
   }
   // Nodes before `begin` whose value a later node needs and no input can hold (SSD's list of
   // image sizes, a list of tuples its transform appends to) stay; so does every node that reads
@@ -263,17 +257,8 @@ std::optional<Case> graph_from_folding(const Case& state, size_t begin, const Re
       }
     }
   }
-  std::optional<Case> from = cut.empty() ? copy_case(state)
-                                         : with_nodes_cut(state, std::vector<size_t>(cut.begin(), cut.end()), refs);
-  if (!from) return std::nullopt;
-  kept.clear();
-  for (Node* node : cuttable_nodes(*from->graph)) {
-    const std::optional<int64_t> origin = origin_index(*node);
-    const auto position = origin ? position_of_origin.find(*origin) : position_of_origin.end();
-    if (position == position_of_origin.end() || (!kept.empty() && position->second <= kept.back())) return std::nullopt;
-    kept.push_back(position->second);
-  }
-  return from;
+  if (cut.empty()) return copy_case(state);
+  return with_nodes_cut(state, std::vector<size_t>(cut.begin(), cut.end()), refs);
 }
 
 std::optional<Case> with_every_node_isolated(const Case& state, const ReferenceValues& refs,

@@ -45,11 +45,9 @@ std::optional<Case> graph_from(const Case& state, size_t begin, const ReferenceV
 
 // The same, where the cut may also fold some of those nodes away (a value fed in decides what
 // reads it: SSD's `targets`, None in eval mode, fed to the branches that test it), and keeps a
-// node before `begin` whose value no graph input can hold. `kept[i]` is the index in `state` of
-// the result's cuttable node i, known by its import origin; where a node has none, or shares it,
-// this is graph_from.
-std::optional<Case> graph_from_folding(const Case& state, size_t begin, const ReferenceValues& refs,
-                                       std::vector<size_t>& kept);
+// node before `begin` whose value no graph input can hold. Where the nodes have no import
+// origins, or share one, this is graph_from.
+std::optional<Case> graph_from_folding(const Case& state, size_t begin, const ReferenceValues& refs);
 
 // One input of an isolated graph (below): which node reads it, standing for which value.
 struct IsolatedInput {

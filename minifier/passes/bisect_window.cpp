@@ -48,12 +48,11 @@ std::optional<size_t> still_held(const Case& state, const Case& edited, size_t c
 // (ssdlite's list of image sizes, which its postprocessing reads) keeps no node before the window.
 std::optional<Case> window(const Case& state, size_t begin, size_t last, const ReferenceValues& refs) {
   const size_t n = cuttable_nodes(*state.graph).size();
-  std::vector<size_t> kept;  // the cut graph's nodes, by their index before the cut
-  if (last + 1 >= n) return graph_from_folding(state, begin, refs, kept);
+  if (last + 1 >= n) return graph_from_folding(state, begin, refs);
   std::optional<Case> up_to_last = truncated_after(state, last);
   if (!up_to_last) return std::nullopt;
   if (const std::optional<size_t> begin_there = still_held(state, *up_to_last, begin))
-    return graph_from_folding(*up_to_last, *begin_there, refs, kept);
+    return graph_from_folding(*up_to_last, *begin_there, refs);
   // Nodes without origins (a graph written as IR text): cut, then truncate at the same node.
   std::optional<Case> from_begin = graph_from(state, begin, refs);
   if (!from_begin) return std::nullopt;
