@@ -111,7 +111,7 @@ void PassContext::accept(Case candidate) {
   AcceptedStep step;
   step.pass = pass_;
   step.nodes_before = count_compute_nodes(*state_.graph);
-  state_ = std::move(candidate);
+  state_ = with_copy_numbering(std::move(candidate));
   step.nodes_after = count_compute_nodes(*state_.graph);
   step.stats = oracle_.stats();
   steps_.push_back(step);
@@ -171,7 +171,7 @@ Case initial_state(const Case& original, const MinifyOptions& options) {
   Case state = copy_case(original);
   if (!state.values || options.run.fake_inputs) state.values = make_fake_inputs(state.inputs, options.run.seed);
   Case normalized = copy_case(state);
-  return normalize(normalized) ? normalized : state;
+  return with_copy_numbering(normalize(normalized) ? normalized : state);
 }
 
 // --offload: a directory of this run's own, removed when the minify ends (normally or not).

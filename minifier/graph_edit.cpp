@@ -50,6 +50,22 @@ Node* top_level_owner(Node* node, const Graph& graph) {
   return node;
 }
 
+std::map<const Value*, std::string> names_in_source(const Graph& copy, const Graph& source) {
+  std::map<const Value*, std::string> names;
+  for (size_t i = 0; i < copy.inputs().size(); ++i) names[copy.inputs()[i]] = source.inputs()[i]->debugName();
+  auto in_source = source.nodes().begin();
+  for (const Node* node : copy.nodes()) {
+    for (size_t k = 0; k < node->outputs().size(); ++k) names[node->outputs()[k]] = in_source->outputs()[k]->debugName();
+    ++in_source;
+  }
+  return names;
+}
+
+Case with_copy_numbering(Case c) {
+  c.graph = c.graph->copy();
+  return c;
+}
+
 Case copy_case(const Case& c) {
   Case copy = c;
   copy.graph = c.graph->copy();
@@ -90,6 +106,7 @@ std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>&
                                    CutMode mode) {
   Case cut = copy_case(state);
   const std::vector<Node*> nodes = cuttable_nodes(*cut.graph);
+  const std::map<const Value*, std::string> name_in_state = names_in_source(*cut.graph, *state.graph);
   std::set<Node*> removed;
   for (size_t i : indices) removed.insert(nodes.at(i));
 
@@ -101,9 +118,9 @@ std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>&
             return use.user->kind() == c10::prim::Return || !removed.count(top_level_owner(use.user, *cut.graph));
           });
       if (!needed_outside) continue;
-      const std::optional<c10::IValue> ref = refs.find(output->debugName());
+      const std::string& name = name_in_state.at(output);
+      const std::optional<c10::IValue> ref = refs.find(name);
       if (!ref || !can_be_graph_input(*ref)) return std::nullopt;
-      const std::string name = output->debugName();
       Value* input = cut.graph->addInput();
       input->setType(output->type());
       output->replaceAllUsesWith(input);
@@ -144,18 +161,28 @@ std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>&
 
 namespace {
 
-// The prefix's outputs: `last`'s own, then every tensor a node before it hands to a later node
-// (or to the graph's outputs). With all of them as outputs the prefix keeps every node it holds,
-// so "the prefix up to k fails" can only go from false to true as k grows, which the search
-// needs. Node k's outputs alone were not enough on real models: where k is a list or a shape
-// check, or sits on one path of a residual block, a culprit on the other path was dead code and
-// the search concluded that the culprit lay after k.
+// Whether a value of this type can carry a tensor: a tensor, or a list, tuple, dict or
+// optional with one inside.
+bool holds_tensor(const c10::TypePtr& type) {
+  if (type->isSubtypeOf(*c10::TensorType::get())) return true;
+  const auto contained = type->containedTypes();
+  return std::any_of(contained.begin(), contained.end(), [](const c10::TypePtr& inner) { return holds_tensor(inner); });
+}
+
+// The prefix's outputs: `last`'s own, then every value holding a tensor that a node before it
+// hands to a later node (or to the graph's outputs). With all of them as outputs the prefix keeps
+// every node it holds, so "the prefix up to k fails" can only go from false to true as k grows,
+// which the search needs. Node k's outputs alone were not enough on real models: where k is a
+// list or a shape check, or sits on one path of a residual block, a culprit on the other path was
+// dead code and the search concluded that the culprit lay after k. Lists count as much as
+// tensors: SSD's backbone puts its L2-normalized first feature map into the list of features
+// that later blocks append to, and the list is the only way that map leaves the prefix.
 std::vector<Value*> prefix_outputs(Graph& graph, Node* last) {
   std::vector<Value*> outputs(last->outputs().begin(), last->outputs().end());
   for (Node* node : graph.nodes()) {
     if (node == last) break;
     for (Value* value : node->outputs()) {
-      if (!value->type()->isSubtypeOf(*c10::TensorType::get())) continue;
+      if (!holds_tensor(value->type())) continue;
       for (const torch::jit::Use& use : value->uses()) {
         Node* user = top_level_owner(use.user, graph);
         if (user == graph.return_node() || user->isAfter(last)) {
@@ -265,6 +292,7 @@ std::optional<Case> with_every_node_isolated(const Case& state, const ReferenceV
                                              std::vector<IsolatedInput>& leaves) {
   Case iso = copy_case(state);
   const std::vector<Node*> nodes = cuttable_nodes(*iso.graph);
+  const std::map<const Value*, std::string> name_in_state = names_in_source(*iso.graph, *state.graph);
   std::map<Value*, IsolatedInput> made;
   for (size_t i = 0; i < nodes.size(); ++i) {
     std::vector<Value*> read;
@@ -274,7 +302,8 @@ std::optional<Case> with_every_node_isolated(const Case& state, const ReferenceV
       const bool made_by_a_node = v->node()->owningBlock() == iso.graph->block() &&
                                   v->node()->kind() != c10::prim::Constant && v->node()->kind() != c10::prim::Param;
       if (!made_by_a_node || !v->type()->isSubtypeOf(*c10::TensorType::get()) || !seen.insert(v).second) continue;
-      const std::optional<c10::IValue> ref = refs.find(v->debugName());
+      const std::string& name = name_in_state.at(v);
+      const std::optional<c10::IValue> ref = refs.find(name);
       if (!ref || !can_be_graph_input(*ref)) continue;  // stays connected
       Value* leaf = iso.graph->addInput();
       leaf->setType(v->type());
@@ -283,7 +312,7 @@ std::optional<Case> with_every_node_isolated(const Case& state, const ReferenceV
         if (top_level_owner(use.user, *iso.graph) == nodes[i]) use.user->replaceInput(use.offset, leaf);
       iso.inputs.push_back(spec_from_value(leaf->debugName(), *ref));
       iso.values->push_back(*ref);
-      made[leaf] = IsolatedInput{i, v->debugName()};
+      made[leaf] = IsolatedInput{i, name};
     }
   }
   // A leaf that requires grad cannot be written in place (resnet's relu_ on a batch norm's

@@ -1,8 +1,11 @@
 #pragma once
 // Graph surgery on minifier states. A state is a Case whose values are always present; every
 // candidate is a modified deep copy, normalized (dead code and unused inputs removed) and linted.
-// Value debug names survive copies, which is how reference values find their values again.
+// Reference values go by the state's value names. A copy keeps the names a value was given but
+// numbers the others afresh (%43 of the state is %41 of a copy where an edit left gaps), so an
+// edit looks its values' names up in the graph it copied (names_in_source).
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,12 +14,24 @@
 #include "tsrepro/case.h"
 
 namespace torch::jit {
+struct Graph;
 struct Node;
+struct Value;
 }
 
 namespace tsrepro {
 
 Case copy_case(const Case& c);
+
+// What becomes a minifier state: `c` with its graph copied once more, so that its unnamed values
+// are numbered as any copy of it numbers them (an edit's dead-code elimination leaves gaps). The
+// edits on a state's copy then find the state's names on the values they keep.
+Case with_copy_numbering(Case c);
+
+// For a fresh copy of `source` (same nodes, same order): the name each input and top-level node
+// output of the copy has in `source`.
+std::map<const torch::jit::Value*, std::string> names_in_source(const torch::jit::Graph& copy,
+                                                               const torch::jit::Graph& source);
 
 // The top-level node a (possibly nested) user belongs to.
 torch::jit::Node* top_level_owner(torch::jit::Node* node, const torch::jit::Graph& graph);
@@ -63,8 +78,9 @@ std::optional<Case> with_every_node_isolated(const Case& state, const ReferenceV
 
 // What a truncated graph returns.
 enum class PrefixOutputs {
-  Frontier,  // the last node's outputs and every tensor the nodes before it hand on to later
-             // ones: no node of the prefix is dead (truncate-suffix's search needs that)
+  Frontier,  // the last node's outputs and every value holding a tensor (a list of them too) that
+             // the nodes before it hand on to later ones: no node of the prefix is dead
+             // (truncate-suffix's search needs that)
   LastNode,  // the last node's outputs alone: what feeds nothing of it is dead code
 };
 

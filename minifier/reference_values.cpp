@@ -109,11 +109,14 @@ void run_recording(const std::shared_ptr<torch::jit::Graph>& graph, std::vector<
 
 ReferenceValues compute_reference_values(const Case& state, const fs::path& offload_root, size_t memory_budget) {
   auto graph = state.graph->copy();
+  // Recorded under the state's names: a copy numbers unnamed values afresh (%43 there may be %41
+  // here where an edit left gaps), and the cutting passes look values up by the state's names.
   std::vector<torch::jit::Node*> nodes(graph->nodes().begin(), graph->nodes().end());
-  for (torch::jit::Node* node : nodes) {
-    for (torch::jit::Value* output : node->outputs()) {
-      torch::jit::WithInsertPoint after(node->next());
-      insert_recording(*graph, output, output->debugName());
+  std::vector<const torch::jit::Node*> state_nodes(state.graph->nodes().begin(), state.graph->nodes().end());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (size_t k = 0; k < nodes[i]->outputs().size(); ++k) {
+      torch::jit::WithInsertPoint after(nodes[i]->next());
+      insert_recording(*graph, nodes[i]->outputs()[k], state_nodes[i]->outputs()[k]->debugName());
     }
   }
   ReferenceValues refs = offload_root.empty() ? ReferenceValues() : ReferenceValues(offload_root, memory_budget);

@@ -179,6 +179,50 @@ TEST(TruncateSuffix, APrefixEndingOnTheOtherBranchKeepsTheCulprit) {
   EXPECT_EQ(cuttable_nodes(*h.state.graph).size(), 27u);  // the shortest prefix ends at the relu
 }
 
+// SSD's backbone: the culprit's tensor reaches the nodes after the prefix only inside a list
+// that they append to. The prefix returns the list, so the culprit is no dead code there.
+TEST(TruncateSuffix, APrefixHandsOnTheListThatCarriesTheCulpritsTensor) {
+  const Case c = case_from_ir(
+      "graph(%x : Tensor):\n"
+      "  %r : Tensor = aten::relu(%x)\n"
+      "  %features : Tensor[] = prim::ListConstruct(%r)\n"
+      "  %t : Tensor = aten::tanh(%x)\n"
+      "  %more : Tensor[] = aten::append(%features, %t)\n"
+      "  %zero : int = prim::Constant[value=0]()\n"
+      "  %out : Tensor = aten::cat(%features, %zero)\n"
+      "  return (%out)\n",
+      {at::randn({4})});
+  const std::optional<Case> prefix = truncated_after(c, 2);  // relu, the list, tanh
+  ASSERT_TRUE(prefix.has_value());
+  EXPECT_TRUE(has_op("aten::relu")(*prefix));
+}
+
+// An edit of an edit: the window's truncation drops a node the nodes after the window read (an
+// int, which no prefix returns), and the cut that follows copies the truncated graph, which
+// numbers its unnamed values afresh. The cut still feeds each value the state's reference
+// value of that value, not that of the one now numbered as it was.
+TEST(CutNodes, AnEditOfAnEditFeedsTheStatesValues) {
+  const at::Tensor x = at::tensor({0.5, -1.0, 2.0});
+  const Case state = with_copy_numbering(case_from_ir(
+      "graph(%x : Tensor):\n"
+      "  %1 : int = aten::dim(%x)\n"
+      "  %2 : Tensor = aten::sin(%x)\n"
+      "  %3 : Tensor = aten::cos(%2)\n"
+      "  %4 : Tensor = aten::tanh(%3)\n"
+      "  %5 : Tensor = aten::add(%4, %4, %1)\n"
+      "  return (%5)\n",
+      {x}));
+  const ReferenceValues refs = compute_reference_values(state);
+  const std::optional<Case> prefix = truncated_after(state, 3, PrefixOutputs::LastNode);  // dim goes
+  ASSERT_TRUE(prefix.has_value());
+  ASSERT_EQ(node_kinds(*prefix), (std::vector<std::string>{"aten::sin", "aten::cos", "aten::tanh"}));
+  const std::optional<Case> window = graph_from_folding(*prefix, 2, refs);  // tanh alone
+  ASSERT_TRUE(window.has_value());
+  ASSERT_EQ(node_kinds(*window), (std::vector<std::string>{"aten::tanh"}));
+  ASSERT_EQ(window->values->size(), 1u);
+  EXPECT_TRUE(at::allclose(window->values->at(0).toTensor(), at::cos(at::sin(x))));
+}
+
 TEST(ShrinkInputs, TriesTheSmallestShapeFirst) {
   PassHarness h(
       case_from_ir("graph(%x : Tensor):\n  %y : Tensor = aten::relu(%x)\n  return (%y)\n", {at::randn({8, 16, 4})}),

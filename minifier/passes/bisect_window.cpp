@@ -17,6 +17,8 @@
 
 #include <set>
 
+#include <spdlog/spdlog.h>
+
 #include "minifier/pass.h"
 #include "tsrepro/node_origin.h"
 
@@ -75,7 +77,12 @@ bool bisect_window_pass(PassContext& ctx) {
     const std::vector<std::pair<size_t, size_t>> halves =
         upper_first ? std::vector{upper, lower} : std::vector{lower, upper};
     auto found = ctx.first_interesting_lazily(
-        halves.size(), [&](size_t i) { return window(ctx.state(), halves[i].first, halves[i].second, *refs); });
+        halves.size(), [&](size_t i) {
+          std::optional<Case> made = window(ctx.state(), halves[i].first, halves[i].second, *refs);
+          spdlog::debug("bisect-window: nodes [{}, {}] of {}: a candidate of {} nodes", halves[i].first,
+                        halves[i].second, n, made ? cuttable_nodes(*made->graph).size() : 0);
+          return made;
+        });
     if (!found) break;  // neither half fails alone: the window stays as it is
     std::tie(lo, hi) = halves[found->first];
     upper_first = halves[found->first] == upper;
