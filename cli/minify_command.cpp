@@ -249,7 +249,10 @@ void write_text_atomically(const std::string& path, const std::string& text) {
 }  // namespace
 
 int list_passes_command() {
-  for (const PassInfo& p : list_passes()) std::cout << std::left << std::setw(22) << p.name << p.description << "\n";
+  size_t width = 0;
+  for (const PassInfo& p : list_passes()) width = std::max(width, p.name.size() + 2);
+  for (const PassInfo& p : list_passes())
+    std::cout << std::left << std::setw(static_cast<int>(width)) << p.name << p.description << "\n";
   return 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include <torch/script.h>
 #include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <spdlog/spdlog.h>
 
 #include "minifier/graph_edit.h"
 #include "runner/backends/builtin.h"
@@ -59,6 +60,22 @@ std::map<const Value*, std::string> names_in_source(const Graph& copy, const Gra
     ++in_source;
   }
   return names;
+}
+
+void hoist_nodes(torch::jit::Block* block, Node* anchor) {
+  for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+    Node* node = *it;
+    ++it;
+    node->moveBefore(anchor);
+  }
+}
+
+void inline_branch(Node* conditional, size_t branch) {
+  torch::jit::Block* block = conditional->blocks().at(branch);
+  hoist_nodes(block, conditional);
+  for (size_t i = 0; i < conditional->outputs().size(); ++i)
+    conditional->outputs()[i]->replaceAllUsesWith(block->outputs()[i]);
+  conditional->destroy();
 }
 
 Case with_copy_numbering(Case c) {
@@ -120,7 +137,11 @@ std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>&
       if (!needed_outside) continue;
       const std::string& name = name_in_state.at(output);
       const std::optional<c10::IValue> ref = refs.find(name);
-      if (!ref || !can_be_graph_input(*ref)) return std::nullopt;
+      if (!ref || !can_be_graph_input(*ref)) {
+        spdlog::debug("cut: %{} ({}) cannot be fed: {}", name, output->type()->repr_str(),
+                      ref ? "no input holds such a value" : "the reference run did not make it");
+        return std::nullopt;
+      }
       Value* input = cut.graph->addInput();
       input->setType(output->type());
       output->replaceAllUsesWith(input);
@@ -169,20 +190,20 @@ bool holds_tensor(const c10::TypePtr& type) {
   return std::any_of(contained.begin(), contained.end(), [](const c10::TypePtr& inner) { return holds_tensor(inner); });
 }
 
-// The prefix's outputs: `last`'s own, then every value holding a tensor that a node before it
-// hands to a later node (or to the graph's outputs). With all of them as outputs the prefix keeps
-// every node it holds, so "the prefix up to k fails" can only go from false to true as k grows,
-// which the search needs. Node k's outputs alone were not enough on real models: where k is a
-// list or a shape check, or sits on one path of a residual block, a culprit on the other path was
-// dead code and the search concluded that the culprit lay after k. Lists count as much as
-// tensors: SSD's backbone puts its L2-normalized first feature map into the list of features
-// that later blocks append to, and the list is the only way that map leaves the prefix.
-std::vector<Value*> prefix_outputs(Graph& graph, Node* last) {
+// The prefix's outputs: `last`'s own, then every tensor (with `containers`, every value holding
+// one) that a node before it hands to a later node (or to the graph's outputs). With all of them
+// as outputs the prefix keeps every node it holds, so "the prefix up to k fails" can only go from
+// false to true as k grows, which the search needs. Node k's outputs alone were not enough on
+// real models: where k is a list or a shape check, or sits on one path of a residual block, a
+// culprit on the other path was dead code and the search concluded that the culprit lay after k.
+std::vector<Value*> prefix_outputs(Graph& graph, Node* last, bool containers) {
   std::vector<Value*> outputs(last->outputs().begin(), last->outputs().end());
   for (Node* node : graph.nodes()) {
     if (node == last) break;
     for (Value* value : node->outputs()) {
-      if (!holds_tensor(value->type())) continue;
+      const bool carries =
+          containers ? holds_tensor(value->type()) : value->type()->isSubtypeOf(*c10::TensorType::get());
+      if (!carries) continue;
       for (const torch::jit::Use& use : value->uses()) {
         Node* user = top_level_owner(use.user, graph);
         if (user == graph.return_node() || user->isAfter(last)) {
@@ -200,9 +221,10 @@ std::vector<Value*> prefix_outputs(Graph& graph, Node* last) {
 std::optional<Case> truncated_after(const Case& state, size_t index, PrefixOutputs which) {
   Case truncated = copy_case(state);
   Node* last = cuttable_nodes(*truncated.graph).at(index);
-  const std::vector<Value*> outputs = which == PrefixOutputs::Frontier
-                                          ? prefix_outputs(*truncated.graph, last)
-                                          : std::vector<Value*>(last->outputs().begin(), last->outputs().end());
+  const std::vector<Value*> outputs =
+      which == PrefixOutputs::LastNode
+          ? std::vector<Value*>(last->outputs().begin(), last->outputs().end())
+          : prefix_outputs(*truncated.graph, last, which == PrefixOutputs::FrontierWithContainers);
   if (outputs.empty()) return std::nullopt;
   while (!truncated.graph->outputs().empty()) truncated.graph->eraseOutput(0);
   for (Value* output : outputs) truncated.graph->registerOutput(output);

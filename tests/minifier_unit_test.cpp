@@ -163,6 +163,37 @@ TEST(BisectWindow, KeepsAnEarlyValueNoInputCanHoldAndWhatWritesIt) {
   EXPECT_LE(h.queries(), 1u + 2u * 7u);
 }
 
+// mobilenet_v2's `if self.use_res_connect`: a branch on an input, and inside it one on a value
+// the graph computes. Each nesting level is one query, and what is left is the branch that ran.
+TEST(FlattenTakenBranches, KeepsTheBranchesThatRanOneQueryPerLevel) {
+  const std::string ir =
+      "graph(%x : Tensor, %use_res_connect : bool):\n"
+      "  %n : int = aten::dim(%x)\n"
+      "  %one : int = prim::Constant[value=1]()\n"
+      "  %flat : bool = aten::eq(%n, %one)\n"
+      "  %y : Tensor = prim::If(%use_res_connect)\n"
+      "    block0():\n"
+      "      %a : Tensor = prim::If(%flat)\n"
+      "        block0():\n"
+      "          %r : Tensor = aten::relu(%x)\n"
+      "          -> (%r)\n"
+      "        block1():\n"
+      "          %t : Tensor = aten::tanh(%x)\n"
+      "          -> (%t)\n"
+      "      -> (%a)\n"
+      "    block1():\n"
+      "      %s : Tensor = aten::sin(%x)\n"
+      "      -> (%s)\n"
+      "  return (%y)\n";
+  PassHarness h(case_from_ir(ir, {at::randn({4}), c10::IValue(true)}), has_op("aten::relu"));
+  EXPECT_TRUE(h.run(flatten_taken_branches_pass));
+  const std::vector<std::string> kinds = node_kinds(h.state);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "aten::relu"), kinds.end());
+  for (const char* gone : {"prim::If", "aten::tanh", "aten::sin"})
+    EXPECT_EQ(std::find(kinds.begin(), kinds.end(), gone), kinds.end()) << gone;
+  EXPECT_EQ(h.queries(), 1u + 2u);  // the original, then one per level
+}
+
 TEST(TruncateSuffix, APrefixEndingOnTheOtherBranchKeepsTheCulprit) {
   // Block 5's relu is position 26; the prefixes ending on the other branch after it (its cos at
   // 27, its shape query at 28) do not read the relu, but hand its tensor on: it stays.
@@ -179,22 +210,30 @@ TEST(TruncateSuffix, APrefixEndingOnTheOtherBranchKeepsTheCulprit) {
   EXPECT_EQ(cuttable_nodes(*h.state.graph).size(), 27u);  // the shortest prefix ends at the relu
 }
 
-// SSD's backbone: the culprit's tensor reaches the nodes after the prefix only inside a list
-// that they append to. The prefix returns the list, so the culprit is no dead code there.
-TEST(TruncateSuffix, APrefixHandsOnTheListThatCarriesTheCulpritsTensor) {
-  const Case c = case_from_ir(
-      "graph(%x : Tensor):\n"
-      "  %r : Tensor = aten::relu(%x)\n"
-      "  %features : Tensor[] = prim::ListConstruct(%r)\n"
-      "  %t : Tensor = aten::tanh(%x)\n"
-      "  %more : Tensor[] = aten::append(%features, %t)\n"
-      "  %zero : int = prim::Constant[value=0]()\n"
-      "  %out : Tensor = aten::cat(%features, %zero)\n"
-      "  return (%out)\n",
-      {at::randn({4})});
-  const std::optional<Case> prefix = truncated_after(c, 2);  // relu, the list, tanh
-  ASSERT_TRUE(prefix.has_value());
-  EXPECT_TRUE(has_op("aten::relu")(*prefix));
+// SSD's backbone: the culprit's tensor leaves the first half only inside a list that later
+// nodes append to and finally concatenate. The window returns the list, so the culprit is no dead
+// code in the half that holds it, and the search ends on it.
+TEST(BisectWindow, FollowsACulpritWhoseTensorLeavesInAList) {
+  std::string ir = "graph(%x0 : Tensor):\n";
+  for (size_t i = 0; i < 32; ++i) {
+    ir += "  %x" + std::to_string(i + 1) + " : Tensor = aten::tanh(%x" + std::to_string(i) + ")\n";
+    if (i == 3)
+      ir += "  %normalized : Tensor = aten::relu(%x4)\n"  // a side branch, as SSD's L2Norm
+            "  %features : Tensor[] = prim::ListConstruct(%normalized)\n";
+  }
+  for (size_t i = 0; i < 32; ++i)
+    ir += "  %y" + std::to_string(i + 1) + " : Tensor = aten::sin(%" + (i == 0 ? "x32" : "y" + std::to_string(i)) +
+          ")\n";
+  ir += "  %more : Tensor[] = aten::append(%features, %y32)\n"
+        "  %zero : int = prim::Constant[value=0]()\n"
+        "  %out : Tensor = aten::cat(%features, %zero)\n"
+        "  return (%out)\n";
+  Case c = case_from_ir(ir, {at::randn({4})});
+  record_import_origins(*c.graph);
+  PassHarness h(c, has_op("aten::relu"));
+  EXPECT_TRUE(h.run(bisect_window_pass));
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+  EXPECT_LE(h.queries(), 1u + 2u * 7u);
 }
 
 // An edit of an edit: the window's truncation drops a node the nodes after the window read (an

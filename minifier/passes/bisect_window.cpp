@@ -51,14 +51,14 @@ std::optional<size_t> still_held(const Case& state, const Case& edited, size_t c
 std::optional<Case> window(const Case& state, size_t begin, size_t last, const ReferenceValues& refs) {
   const size_t n = cuttable_nodes(*state.graph).size();
   if (last + 1 >= n) return graph_from_folding(state, begin, refs);
-  std::optional<Case> up_to_last = truncated_after(state, last);
+  std::optional<Case> up_to_last = truncated_after(state, last, PrefixOutputs::FrontierWithContainers);
   if (!up_to_last) return std::nullopt;
   if (const std::optional<size_t> begin_there = still_held(state, *up_to_last, begin))
     return graph_from_folding(*up_to_last, *begin_there, refs);
   // Nodes without origins (a graph written as IR text): cut, then truncate at the same node.
   std::optional<Case> from_begin = graph_from(state, begin, refs);
   if (!from_begin) return std::nullopt;
-  return truncated_after(*from_begin, last - begin);
+  return truncated_after(*from_begin, last - begin, PrefixOutputs::FrontierWithContainers);
 }
 
 }  // namespace

@@ -17,23 +17,6 @@ using torch::jit::Block;
 using torch::jit::Node;
 using torch::jit::Value;
 
-// Moves the nodes of `block` right before `anchor`, in order.
-void hoist_nodes(Block* block, Node* anchor) {
-  for (auto it = block->nodes().begin(); it != block->nodes().end();) {
-    Node* node = *it;
-    ++it;
-    node->moveBefore(anchor);
-  }
-}
-
-void inline_branch(Node* conditional, size_t branch) {
-  Block* block = conditional->blocks().at(branch);
-  hoist_nodes(block, conditional);
-  for (size_t i = 0; i < conditional->outputs().size(); ++i)
-    conditional->outputs()[i]->replaceAllUsesWith(block->outputs()[i]);
-  conditional->destroy();
-}
-
 // prim::Loop(max_trips, cond, carried...) with body(iter, carried...) -> (cond, carried...).
 void inline_first_iteration(torch::jit::Graph& graph, Node* loop) {
   Block* body = loop->blocks().at(0);
