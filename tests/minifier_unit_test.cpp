@@ -164,34 +164,46 @@ TEST(BisectWindow, KeepsAnEarlyValueNoInputCanHoldAndWhatWritesIt) {
 }
 
 // mobilenet_v2's `if self.use_res_connect`: a branch on an input, and inside it one on a value
-// the graph computes. Each nesting level is one query, and what is left is the branch that ran.
-TEST(FlattenTakenBranches, KeepsTheBranchesThatRanOneQueryPerLevel) {
-  const std::string ir =
-      "graph(%x : Tensor, %use_res_connect : bool):\n"
-      "  %n : int = aten::dim(%x)\n"
-      "  %one : int = prim::Constant[value=1]()\n"
-      "  %flat : bool = aten::eq(%n, %one)\n"
-      "  %y : Tensor = prim::If(%use_res_connect)\n"
-      "    block0():\n"
-      "      %a : Tensor = prim::If(%flat)\n"
-      "        block0():\n"
-      "          %r : Tensor = aten::relu(%x)\n"
-      "          -> (%r)\n"
-      "        block1():\n"
-      "          %t : Tensor = aten::tanh(%x)\n"
-      "          -> (%t)\n"
-      "      -> (%a)\n"
-      "    block1():\n"
-      "      %s : Tensor = aten::sin(%x)\n"
-      "      -> (%s)\n"
-      "  return (%y)\n";
-  PassHarness h(case_from_ir(ir, {at::randn({4}), c10::IValue(true)}), has_op("aten::relu"));
+// the branch computes. Both levels go in one query, and what is left is the branch that ran.
+const std::string kNestedBranchesIr =
+    "graph(%x : Tensor, %use_res_connect : bool):\n"
+    "  %y : Tensor = prim::If(%use_res_connect)\n"
+    "    block0():\n"
+    "      %n : int = aten::dim(%x)\n"
+    "      %one : int = prim::Constant[value=1]()\n"
+    "      %flat : bool = aten::eq(%n, %one)\n"
+    "      %a : Tensor = prim::If(%flat)\n"
+    "        block0():\n"
+    "          %r : Tensor = aten::relu(%x)\n"
+    "          -> (%r)\n"
+    "        block1():\n"
+    "          %t : Tensor = aten::tanh(%x)\n"
+    "          -> (%t)\n"
+    "      -> (%a)\n"
+    "    block1():\n"
+    "      %s : Tensor = aten::sin(%x)\n"
+    "      -> (%s)\n"
+    "  return (%y)\n";
+
+TEST(FlattenTakenBranches, KeepsTheBranchesThatRanEveryLevelInOneQuery) {
+  PassHarness h(case_from_ir(kNestedBranchesIr, {at::randn({4}), c10::IValue(true)}), has_op("aten::relu"));
   EXPECT_TRUE(h.run(flatten_taken_branches_pass));
   const std::vector<std::string> kinds = node_kinds(h.state);
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "aten::relu"), kinds.end());
   for (const char* gone : {"prim::If", "aten::tanh", "aten::sin"})
     EXPECT_EQ(std::find(kinds.begin(), kinds.end(), gone), kinds.end()) << gone;
-  EXPECT_EQ(h.queries(), 1u + 2u);  // the original, then one per level
+  EXPECT_EQ(h.queries(), 1u + 1u);  // the original, then the flat graph
+}
+
+// Where the failure needs an If, the flat graph passes; one level at a time goes as far as it can.
+TEST(FlattenTakenBranches, WhereTheFailureNeedsAnIfGoesOneLevelAtATime) {
+  PassHarness h(case_from_ir(kNestedBranchesIr, {at::randn({4}), c10::IValue(true)}),
+                [](const Case& s) { return has_op("aten::relu")(s) && has_op("prim::If")(s); });
+  EXPECT_TRUE(h.run(flatten_taken_branches_pass));
+  const std::vector<std::string> kinds = node_kinds(h.state);
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "prim::If"), 1);  // the inner one, now on top
+  EXPECT_EQ(std::find(kinds.begin(), kinds.end(), "aten::sin"), kinds.end());
+  EXPECT_LE(h.queries(), 1u + 3u);
 }
 
 TEST(TruncateSuffix, APrefixEndingOnTheOtherBranchKeepsTheCulprit) {
