@@ -11,6 +11,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include "runner/module_lifting.h"
+#include "runner/nested_nodes.h"
 
 namespace tsrepro {
 namespace {
@@ -45,13 +46,6 @@ void for_each_value(Block* block, const std::function<void(Value*)>& visit) {
   for (Node* node : block->nodes()) {
     for (Value* output : node->outputs()) visit(output);
     for (Block* inner : node->blocks()) for_each_value(inner, visit);
-  }
-}
-
-void for_each_node(Block* block, const std::function<void(Node*)>& visit) {
-  for (Node* node : block->nodes()) {
-    visit(node);
-    for (Block* inner : node->blocks()) for_each_node(inner, visit);
   }
 }
 
@@ -114,22 +108,21 @@ class ClassAsTuple {
       constructor_writes.insert(constructions_.back().writes.begin(), constructions_.back().writes.end());
     }
     bool ok = true;
-    for_each_node(graph_.block(), [&](Node* node) {
+    for (Node* node : nested_nodes(graph_.block())) {
       for (const Value* input : node->inputs()) {
         if (!mentions(input->type(), cls_.get())) continue;
         if (needs_the_object(node)) ok = false;
         if (node->kind() == c10::prim::SetAttr && input == node->input(0) && !constructor_writes.count(node))
           ok = false;  // written after its constructor: a tuple would not see the write
       }
-    });
+    }
     return ok;
   }
 
   void convert() {
     std::vector<Node*> reads;
-    for_each_node(graph_.block(), [&](Node* node) {
+    for (Node* node : nested_nodes(graph_.block()))
       if (node->kind() == c10::prim::GetAttr && node->input(0)->type().get() == cls_.get()) reads.push_back(node);
-    });
     for (const Construction& construction : constructions_) build_tuple(construction);
     for_each_value(graph_.block(),
                    [&](Value* value) { value->setType(substituted(value->type(), cls_.get(), tuple_)); });

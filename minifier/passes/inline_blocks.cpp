@@ -9,6 +9,7 @@
 #include <torch/script.h>
 
 #include "minifier/pass.h"
+#include "runner/nested_nodes.h"
 
 namespace tsrepro {
 namespace {
@@ -35,18 +36,11 @@ size_t flattenings_of(Node* node) {
   return 0;
 }
 
-void collect_nodes_with_blocks(Block* block, std::vector<Node*>& out) {
-  for (Node* node : block->nodes()) {
-    if (node->blocks().empty()) continue;
-    out.push_back(node);
-    for (Block* inner : node->blocks()) collect_nodes_with_blocks(inner, out);
-  }
-}
-
 // Every If and Loop in pre-order: the same index finds the same node in a copy of the graph.
 std::vector<Node*> nodes_with_blocks(torch::jit::Graph& graph) {
   std::vector<Node*> nodes;
-  collect_nodes_with_blocks(graph.block(), nodes);
+  for (Node* node : nested_nodes(graph.block()))
+    if (!node->blocks().empty()) nodes.push_back(node);
   return nodes;
 }
 

@@ -21,6 +21,7 @@
 
 #include "runner/backends/builtin.h"
 #include "runner/backends/inject.h"
+#include "runner/nested_nodes.h"
 #include "runner/typed_nodes.h"
 #include "tsrepro/error.h"
 
@@ -43,23 +44,14 @@ Fault fault_from_name(const std::string& name, const std::string& spec) {
                   "backward-error)");
 }
 
-void collect_nodes(torch::jit::Block* block, std::vector<torch::jit::Node*>& out) {
-  for (torch::jit::Node* node : block->nodes()) {
-    out.push_back(node);
-    for (torch::jit::Block* inner : node->blocks()) collect_nodes(inner, out);
-  }
-}
-
 bool graph_has_kind(torch::jit::Graph& graph, c10::Symbol kind) {
-  std::vector<torch::jit::Node*> nodes;
-  collect_nodes(graph.block(), nodes);
+  const std::vector<torch::jit::Node*> nodes = nested_nodes(graph.block());
   return std::any_of(nodes.begin(), nodes.end(), [&](torch::jit::Node* n) { return n->kind() == kind; });
 }
 
 // Every tensor output of every `op` node, in graph order (nested blocks included).
 std::vector<torch::jit::Value*> tensor_outputs_of(torch::jit::Graph& graph, c10::Symbol op) {
-  std::vector<torch::jit::Node*> nodes;
-  collect_nodes(graph.block(), nodes);
+  const std::vector<torch::jit::Node*> nodes = nested_nodes(graph.block());
   std::vector<torch::jit::Value*> outputs;
   for (torch::jit::Node* node : nodes)
     if (node->kind() == op)
