@@ -42,7 +42,8 @@ void inline_branch(torch::jit::Node* conditional, size_t branch);
 // The top-level node a (possibly nested) user belongs to.
 torch::jit::Node* top_level_owner(torch::jit::Node* node, const torch::jit::Graph& graph);
 
-// The nodes a pass may remove or cut: top-level, not prim::Constant. A node with blocks
+// The nodes a pass may remove or cut: top-level, not prim::Constant, not a node that only packs
+// constants (a literal, which stays with its readers as a constant does). A node with blocks
 // (prim::If, prim::Loop) counts as one and goes as a whole.
 std::vector<torch::jit::Node*> cuttable_nodes(const torch::jit::Graph& graph);
 

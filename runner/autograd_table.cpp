@@ -18,6 +18,7 @@
 #include "runner/inputs.h"
 #include "runner/written_inputs.h"
 #include "tsrepro/backend.h"
+#include "tsrepro/case.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {
@@ -65,7 +66,7 @@ struct RecordingScope {
 std::vector<torch::jit::Node*> top_level_compute_nodes(torch::jit::Graph& graph) {
   std::vector<torch::jit::Node*> nodes;
   for (torch::jit::Node* node : graph.nodes())
-    if (node->kind() != c10::prim::Constant) nodes.push_back(node);
+    if (node->kind() != c10::prim::Constant && !packs_constants_only(*node)) nodes.push_back(node);  // as cuttable_nodes
   return nodes;
 }
 

@@ -6,6 +6,7 @@
 #include <torch/csrc/jit/runtime/autodiff.h>
 #include <torch/script.h>
 
+#include "tsrepro/case.h"
 #include "tsrepro/error.h"
 #include "tsrepro/node_origin.h"
 
@@ -279,8 +280,10 @@ std::vector<NodeOrigin> origins_in_graph(const torch::jit::Graph& graph, const N
   std::vector<const torch::jit::Node*> nodes;
   numbered_nodes(graph.block(), nodes);
   std::vector<NodeOrigin> out;
-  for (const torch::jit::Node* node : nodes)
+  for (const torch::jit::Node* node : nodes) {
+    if (packs_constants_only(*node)) continue;  // a literal, not one of the nodes left
     if (const NodeOrigin* origin = origin_numbered(&table, origin_index(*node))) out.push_back(*origin);
+  }
   return out;
 }
 

@@ -274,6 +274,28 @@ TEST(CutNodes, AnEditOfAnEditFeedsTheStatesValues) {
   EXPECT_TRUE(at::allclose(window->values->at(0).toTensor(), at::cos(at::sin(x))));
 }
 
+// A convolution's stride and padding lists are literals, no nodes: not counted, not cut. A list
+// that an op appends to is state, and counts.
+TEST(ComputeNodes, ListsOfConstantsAreLiteralsUnlessWritten) {
+  const Case c = case_from_ir(
+      "graph(%x : Tensor, %w : Tensor):\n"
+      "  %none : NoneType = prim::Constant()\n"
+      "  %1 : int = prim::Constant[value=1]()\n"
+      "  %0 : int = prim::Constant[value=0]()\n"
+      "  %stride : int[] = prim::ListConstruct(%1, %1)\n"
+      "  %padding : int[] = prim::ListConstruct(%0, %0)\n"
+      "  %y : Tensor = aten::conv2d(%x, %w, %none, %stride, %padding, %stride, %1)\n"
+      "  %sizes : int[] = prim::ListConstruct(%1)\n"
+      "  %more : int[] = aten::append(%sizes, %0)\n"
+      "  %n : int = aten::len(%sizes)\n"
+      "  %z : Tensor = aten::add(%y, %y, %n)\n"
+      "  return (%z)\n",
+      {at::randn({1, 1, 3, 3}), at::randn({1, 1, 1, 1})});
+  EXPECT_EQ(count_compute_nodes(*c.graph), 5u);  // conv2d, the written list, append, len, add
+  EXPECT_EQ(node_kinds(c), (std::vector<std::string>{"aten::conv2d", "prim::ListConstruct", "aten::append",
+                                                     "aten::len", "aten::add"}));
+}
+
 TEST(ShrinkInputs, TriesTheSmallestShapeFirst) {
   PassHarness h(
       case_from_ir("graph(%x : Tensor):\n  %y : Tensor = aten::relu(%x)\n  return (%y)\n", {at::randn({8, 16, 4})}),

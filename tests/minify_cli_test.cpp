@@ -7,6 +7,8 @@
 #include <map>
 #include <future>
 #include <regex>
+#include <set>
+#include <sstream>
 #include <thread>
 
 #include "tests/support/expectations.h"
@@ -19,12 +21,29 @@ using namespace tsrepro_test;
 const std::string kChain = kModels + "chain100_scripted.pt";
 const std::string kChainInputs = kModels + "chain100_scripted.inputs.pt";
 
-// Compute nodes of a graph.ir (prim::Constant excluded, nested blocks included).
+// Compute nodes of a graph.ir, read off the text (nested blocks included): prim::Constant is
+// none, nor a list or tuple construction of constants alone (a literal) that no aten::append or
+// other op writes.
 size_t compute_nodes_in(const std::string& graph_ir) {
-  static const std::regex node(R"(= (\w+::\w+))");
+  static const std::regex node(R"re(^\s*(%[\w.]+) : [^=]+= (\w+::\w+)(\[[^\]]*\])?\(([^)]*)\))re");
+  static const std::regex value(R"(%[\w.]+)");
+  std::set<std::string> literals;
   size_t n = 0;
-  for (std::sregex_iterator it(graph_ir.begin(), graph_ir.end(), node), end; it != end; ++it)
-    if ((*it)[1] != "prim::Constant") ++n;
+  std::istringstream lines(graph_ir);
+  for (std::string line; std::getline(lines, line);) {
+    std::smatch m;
+    if (!std::regex_search(line, m, node)) continue;
+    const std::string output = m[1], kind = m[2], args = m[4];
+    bool only_literals = kind == "prim::ListConstruct" || kind == "prim::TupleConstruct";
+    for (std::sregex_iterator it(args.begin(), args.end(), value), end; it != end; ++it)
+      only_literals = only_literals && literals.count(it->str());
+    const bool written = std::regex_search(graph_ir, std::regex("(append|_set_item|extend|insert)\\(" + output + "[,)]"));
+    if (kind == "prim::Constant" || (only_literals && !written)) {
+      literals.insert(output);
+      continue;
+    }
+    ++n;
+  }
   return n;
 }
 

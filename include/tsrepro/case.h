@@ -89,7 +89,14 @@ InputSpec spec_from_value(const std::string& name, const c10::IValue& value);
 nlohmann::json spec_to_json(const InputSpec& spec);
 InputSpec spec_from_json(const nlohmann::json& j, const std::string& origin);
 
-// Nodes that do real work: everything but prim::Constant, nested blocks included.
+// Whether a node only packs constants into a list, tuple or dict that nothing writes (a
+// convolution's stride, `[1, 1]`): a literal, as its printed code and repro.py write it, not an
+// operation. Its inputs are constants or such packs in turn.
+bool packs_constants_only(const torch::jit::Node& node);
+
+// Nodes that do real work, nested blocks included: everything but prim::Constant and the nodes
+// that only pack constants. The count summary.json, the minify summary, checkpoint names and
+// titles give (docs/FORMATS.md).
 size_t count_compute_nodes(const torch::jit::Graph& graph);
 
 }  // namespace tsrepro

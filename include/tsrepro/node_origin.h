@@ -88,8 +88,8 @@ std::string origin_comment(const NodeOrigin& origin);
 // The node number in such a comment (the text after '#'), if there is one.
 std::optional<int64_t> index_in_origin_comment(const std::string& comment);
 
-// The origins of the graph's numbered nodes, depth first: what summary.json and the reproducers'
-// headers list for the minified graph.
+// The origins of the graph's numbered compute nodes (literals' packs left out), depth first: what
+// summary.json and the reproducers' headers list for the minified graph.
 std::vector<NodeOrigin> origins_in_graph(const torch::jit::Graph& graph, const NodeOrigins& table);
 
 nlohmann::json origin_to_json(const NodeOrigin& origin);
