@@ -38,7 +38,8 @@ std::string pickled(const std::vector<c10::IValue>& values) {
 }
 
 std::string nnc_section(const std::string& role, const BackendOptions& options, TemplateFlags& program_flags) {
-  const TemplateFlags flags = nnc_option_flags(options);
+  TemplateFlags flags = nnc_option_flags(options);
+  if (program_flags.count("module")) flags.insert("module");
   program_flags.insert("nnc");
   if (flags.count("no_inlining") || flags.count("dynamic_shapes") || flags.count("reductions"))
     program_flags.insert("nnc_options");
@@ -53,7 +54,11 @@ std::string ofi_section(const Case& c, const std::string& role, const BackendOpt
   for (size_t i = 0; i < c.inputs.size(); ++i)
     if (!c.inputs[i].lifted) forward_inputs += (forward_inputs.empty() ? "" : ", ") + std::to_string(i);
   TemplateFlags flags = random_number_flags(*c.graph);
-  if (c.graph->outputs().size() != 1) flags.insert("packed");
+  // The module form returns several outputs as forward's one tuple, as its reference does.
+  if (program_flags.count("module"))
+    flags.insert("module");
+  else
+    flags.insert(c.graph->outputs().size() != 1 ? "packed" : "single");
   for (const char* storage : {"case_module_inline", "case_module_file"})
     if (program_flags.count(storage)) flags.insert(storage);
   if (backend_option_on(options, "mkldnn", true))
@@ -62,6 +67,7 @@ std::string ofi_section(const Case& c, const std::string& role, const BackendOpt
     program_flags.insert("ofi_passes");
   return fill_template(templates::repro_cpp_backend_ofi,
                        {{"ROLE", role},
+                        {"MODULE", program_flags.count("module") ? "Repro" : "kCaseModule"},
                         {"FORWARD_INPUTS", forward_inputs},
                         {"NUMERICS", cpp_bool(backend_option_on(options, "numerics", true))}},
                        flags);
@@ -69,7 +75,8 @@ std::string ofi_section(const Case& c, const std::string& role, const BackendOpt
 
 std::string inject_section(const InjectPlan& plan, const std::string& spec, const std::string& role,
                            TemplateFlags& program_flags) {
-  const InjectSection parts = inject_section_parts(plan);
+  InjectSection parts = inject_section_parts(plan);
+  if (program_flags.count("module") && parts.flags.erase("returns")) parts.flags.insert("returns_module");
   for (const char* header_user : {"abort", "segfault"})  // <cstdlib>, <csignal>
     if (parts.flags.count(header_user)) program_flags.insert(header_user);
   return fill_template(templates::repro_cpp_backend_inject,
@@ -77,16 +84,20 @@ std::string inject_section(const InjectPlan& plan, const std::string& spec, cons
                         {"SPEC", cpp_comment_text(spec)},
                         {"OPS", cpp_comment_text(plan.op_text)},
                         {"MESSAGE", cpp_string_literal(parts.message)},
-                        {"INJECTED", parts.runs_injected_graph ? "kInjected" : "kGraph"}},
+                        {"INJECTED", parts.runs_injected_graph ? "kInjected" : "kGraph"},
+                        {"INJECTED_FORWARD", parts.runs_injected_graph ? "kInjectedForward" : "kForward"}},
                        parts.flags);
 }
 
 std::string backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
                             const std::string& role, const std::optional<InjectPlan>& plan, TemplateFlags& flags) {
   const std::string family = backend_family(spec);
-  if (family == "eager")
-    return fill_template(templates::repro_cpp_backend_eager, {{"ROLE", role}}, random_number_flags(*c.graph));
-  if (family == "jit") return fill_template(templates::repro_cpp_backend_jit, {{"ROLE", role}});
+  TemplateFlags form;
+  if (flags.count("module")) form.insert("module");
+  TemplateFlags eager_flags = random_number_flags(*c.graph);
+  eager_flags.insert(form.begin(), form.end());
+  if (family == "eager") return fill_template(templates::repro_cpp_backend_eager, {{"ROLE", role}}, eager_flags);
+  if (family == "jit") return fill_template(templates::repro_cpp_backend_jit, {{"ROLE", role}}, form);
   if (family == "nnc") return nnc_section(role, options, flags);
   if (family == "ofi") return ofi_section(c, role, options, flags);
   return inject_section(*plan, spec, role, flags);
@@ -126,20 +137,31 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const std::o
     libraries += (libraries.empty() ? "" : ", ") + cpp_string_literal(library);
   values["LIBRARIES"] = libraries;
   if (!libraries.empty()) flags.insert("libraries");
-  values["GRAPH_IR"] = cpp_string_lines(reproducer_graph_ir(c, s), "    ");
   std::optional<InjectPlan> plan;
   if (backend_family(s.run.backend) == "inject") plan = plan_inject(s.run.backend, *c.graph);
   const std::optional<InjectSection> injected =
       plan ? std::optional<InjectSection>(inject_section_parts(*plan)) : std::nullopt;
+  // The model: Repro's forward as source (repro/module_source.h), or IR text where it cannot be.
+  const ReproModules modules = repro_modules(c, s);
+  const bool module = modules.ir_form_reason.empty();
+  if (module) {
+    flags.insert("module");
+    values["FORWARD"] = cpp_string_lines(modules.repro.printed_forward, "    ");
+  } else {
+    flags.insert("ir_form_reason");
+    values["IR_FORM_REASON"] = cpp_comment_text(modules.ir_form_reason);
+    values["GRAPH_IR"] = cpp_string_lines(reproducer_graph_ir(c, s), "    ");
+  }
   if (injected && injected->runs_injected_graph) {
-    flags.insert("injected");
-    values["INJECTED_IR"] = cpp_string_lines(graph_to_ir(*plan->graph), "    ");
+    flags.insert(module ? "injected_module" : "injected");
+    if (module) values["INJECTED_FORWARD"] = cpp_string_lines(modules.injected->printed_forward, "    ");
+    if (!module) values["INJECTED_IR"] = cpp_string_lines(graph_to_ir(*plan->graph), "    ");
     values["FIRST_OP"] = cpp_comment_text(plan->op_text.substr(0, plan->op_text.find('+')));
     values["FAULT_EDIT"] = cpp_comment_text(inject_edit_text(plan->fault));
     if (injected->flags.count("backward_error")) flags.insert("backward_error");
   }
   const std::vector<c10::IValue> inputs = reproducer_input_values(c, s);
-  if (case_module) {
+  if (case_module && !module) {
     const bool inline_module = case_module->size() <= kInlineModuleBytes;
     flags.insert(inline_module ? "case_module_inline" : "case_module_file");
     if (inline_module) values["CASE_MODULE_BYTES"] = cpp_string_lines(*case_module, "    ");
@@ -155,7 +177,27 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const std::o
 
   std::string sections;
   const std::set<std::string> families = {backend_family(s.run.ref), backend_family(s.run.backend)};
-  if (families.count("jit") || families.count("nnc")) {
+  if (module) {  // Repro's attributes and the runs of its forward the sections call
+    std::vector<std::string> attributes, forward_inputs;
+    for (const ModuleAttribute& attribute : modules.repro.attributes) {
+      const std::string value = "values[" + std::to_string(attribute.input) + "]";
+      attributes.push_back(attribute.value.isTensor()
+                               ? "  module.register_buffer(" + cpp_string_literal(attribute.name) + ", " + value +
+                                     ".toTensor());"
+                               : "  module.register_attribute(" + cpp_string_literal(attribute.name) + ", " + value +
+                                     ".type(), " + value + ");");
+    }
+    for (size_t i : modules.repro.forward_inputs) forward_inputs.push_back("values[" + std::to_string(i) + "]");
+    TemplateFlags uses;
+    if (families.count("eager") || (injected && injected->runs_injected_graph)) uses.insert("interpreted");
+    if (families.count("jit") || families.count("nnc")) uses.insert("profiled");
+    if (uses.count("profiled") && random_number_flags(*c.graph).count("random")) uses.insert("profiled_random");
+    append_section(sections,
+                   fill_template(templates::repro_cpp_module,
+                                 {{"ATTRIBUTES", joined(attributes, "\n")}, {"FORWARD_INPUTS", joined(forward_inputs, ", ")}},
+                                 uses),
+                   1);
+  } else if (families.count("jit") || families.count("nnc")) {
     flags.insert("profiled");
     TemplateFlags profiled_flags = random_number_flags(*c.graph);
     if (c.graph->outputs().size() != 1) profiled_flags.insert("packed");

@@ -51,7 +51,7 @@ std::string python_list(const std::vector<int64_t>& values) {
 }
 
 // One call of repro.py's fake() per tensor input; scalars are their values.
-std::string fake_inputs_expression(const Case& c) {
+std::vector<std::string> fake_input_expressions(const Case& c) {
   std::vector<std::string> items;
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     const InputSpec& spec = c.inputs[i];
@@ -75,12 +75,12 @@ std::string fake_inputs_expression(const Case& c) {
                     python_list(spec.sizes) + ", " + (recipe.keep_strides ? python_list(spec.strides) : "None") + ", " +
                     low + ", " + high + ")");
   }
-  return "[\n    " + joined(items, ",\n    ") + ",\n]";
+  return items;
 }
 
 // The inputs written out exactly, or nullopt when they are too large (or of a kind a literal
 // cannot hold): then repro.py reads inputs.pt.
-std::optional<std::string> inline_inputs_expression(const Case& c) {
+std::optional<std::vector<std::string>> inline_input_expressions(const Case& c) {
   if (tensor_data_bytes(*c.values) > kInlineInputBytes) return std::nullopt;
   std::vector<std::string> items;
   try {
@@ -88,43 +88,143 @@ std::optional<std::string> inline_inputs_expression(const Case& c) {
   } catch (const UserError&) {
     return std::nullopt;
   }
+  return items;
+}
+
+std::string python_list_lines(const std::vector<std::string>& items) {
   return items.empty() ? "[]" : "[\n    " + joined(items, ",\n    ") + ",\n]";
+}
+
+// Every graph input's value as an expression (a literal, a fake() call, or SAVED[i] from
+// inputs.pt) and the helper those expressions call.
+struct InputCode {
+  std::vector<std::string> values;
+  std::string helper;
+  bool saved = false;  // read from inputs.pt: the values are SAVED[i]
+};
+
+InputCode input_code(const Case& c, const ReproSettings& s) {
+  InputCode code;
+  if (uses_fake_inputs(c, s)) {
+    code.values = fake_input_expressions(c);
+    code.helper = fill_template(templates::repro_py_fake_inputs, {{"SEED", std::to_string(s.run.seed)}});
+  } else if (auto literals = inline_input_expressions(c)) {
+    code.values = *literals;
+  } else {
+    code.saved = true;
+    code.helper = templates::repro_py_saved_inputs;
+    for (size_t i = 0; i < c.inputs.size(); ++i) code.values.push_back("SAVED[" + std::to_string(i) + "]");
+  }
+  return code;
+}
+
+// class Repro (or Injected, Repro with the injected fault): __init__ registers the lifted inputs,
+// forward is the graph's code.
+std::string module_class(const ModuleForm& form, const InputCode& inputs, const std::string& name,
+                         const std::string& base, const std::string& comment, bool with_init) {
+  std::vector<std::string> lines;
+  for (const ModuleAttribute& attribute : form.attributes) {
+    const std::string value =
+        attribute.value.isTensor() ? inputs.values.at(attribute.input) : python_value_literal(attribute.value);
+    lines.push_back(attribute.value.isTensor()
+                        ? "        self.register_buffer(" + python_string_literal(attribute.name) + ", " + value + ")"
+                        : "        self." + attribute.name + " = " + value);
+  }
+  TemplateFlags flags;
+  if (with_init && !lines.empty()) flags.insert("attributes");
+  return fill_template(templates::repro_py_module_class,
+                       {{"CLASS", name},
+                        {"BASE", base},
+                        {"COMMENT", comment},
+                        {"ATTRIBUTES", with_init ? joined(lines, "\n") : ""},
+                        {"FORWARD", form.python_forward.substr(0, form.python_forward.find_last_not_of('\n') + 1)}},
+                       flags);
+}
+
+// PEP 8's two blank lines between top-level definitions, where values that span lines (the
+// classes, the input helper) meet the template's own blank lines.
+std::string at_most_two_blank_lines(const std::string& source) {
+  std::string out;
+  size_t newlines = 0;
+  for (char ch : source) {
+    newlines = ch == '\n' ? newlines + 1 : 0;
+    if (newlines <= 3) out += ch;
+  }
+  return out;
 }
 
 // ---- Backend sections ---------------------------------------------------------------------------
 
-std::string nnc_section(const std::string& role, const BackendOptions& options, const TemplateFlags& random) {
+// What every section's lines depend on besides its backend: the form of the model (the Repro
+// class or IR text) and, for the IR form, whether an input is an empty list or dict.
+struct SectionForm {
+  bool module = false;
+  bool empty_inputs = false;
+  TemplateFlags random;  // random_number_flags of the graph
+  std::string device;    // the DEVICE literal the module moves to
+
+  // The interpreter's lines: one per form.
+  TemplateFlags interpreter_flags() const {
+    TemplateFlags flags = base_flags();
+    flags.insert(module ? "module" : empty_inputs ? "empty_inputs" : "graph_inputs");
+    return flags;
+  }
+  TemplateFlags base_flags() const {
+    TemplateFlags flags = random;
+    if (module) flags.insert("module");
+    return flags;
+  }
+  // A section's parameters: the reference of the module form gets fp64 too (Repro's own floats).
+  std::string parameters() const { return module ? "inputs, fp64=False" : "inputs"; }
+};
+
+std::string nnc_section(const std::string& role, const BackendOptions& options, const SectionForm& form) {
   TemplateFlags flags = nnc_option_flags(options);
-  flags.insert(random.begin(), random.end());
+  const TemplateFlags base = form.base_flags();
+  flags.insert(base.begin(), base.end());
   return fill_template(templates::repro_py_backend_nnc,
-                       {{"ROLE", role}, {"STRATEGY", python_string_literal(nnc_fusion_strategy(options))}}, flags);
+                       {{"ROLE", role},
+                        {"PARAMETERS", form.parameters()},
+                        {"DEVICE", form.device},
+                        {"STRATEGY", python_string_literal(nnc_fusion_strategy(options))}},
+                       flags);
 }
 
-// ofi freezes CASE_MODULE (the graph as a module's forward, its lifted inputs as buffers); the
-// frozen forward takes the other inputs.
-std::string ofi_section(const Case& c, const std::string& role, const BackendOptions& options) {
+// ofi freezes the scripted Repro, or CASE_MODULE in the IR form (the graph as a module's forward,
+// its lifted inputs as buffers); the frozen forward takes the other inputs.
+std::string ofi_section(const Case& c, const std::string& role, const BackendOptions& options,
+                        const SectionForm& form) {
   std::vector<std::string> user_inputs;
   for (size_t i = 0; i < c.inputs.size(); ++i)
     if (!c.inputs[i].lifted) user_inputs.push_back("inputs[" + std::to_string(i) + "]");
-  TemplateFlags flags = random_number_flags(*c.graph);
+  TemplateFlags flags = form.base_flags();
   if (backend_option_on(options, "mkldnn", true)) flags.insert("mkldnn");
   return fill_template(templates::repro_py_backend_ofi,
                        {{"ROLE", role},
+                        {"PARAMETERS", form.parameters()},
+                        {"MODULE", form.module ? "Repro" : "CASE_MODULE"},
+                        {"DEVICE", form.device},
                         {"NUMERICS", python_bool(backend_option_on(options, "numerics", true))},
-                        {"USER_INPUTS", "[" + joined(user_inputs, ", ") + "]"}},
+                        {"USER_INPUTS", form.module ? "inputs" : "[" + joined(user_inputs, ", ") + "]"}},
                        flags);
 }
 
 std::string inject_section(const InjectPlan& plan, const std::string& spec, const std::string& role,
-                           bool empty_inputs) {
+                           const SectionForm& form) {
   InjectSection parts = inject_section_parts(plan);
-  if (empty_inputs && parts.flags.erase("returns")) parts.flags.insert("returns_empty_inputs");
+  if (parts.flags.count("returns") && (form.module || form.empty_inputs)) {
+    parts.flags.erase("returns");
+    parts.flags.insert(form.module ? "returns_module" : "returns_empty_inputs");
+  }
   return fill_template(templates::repro_py_backend_inject,
                        {{"ROLE", role},
+                        {"PARAMETERS", form.parameters()},
+                        {"DEVICE", form.device},
                         {"SPEC", python_comment_text(spec)},
                         {"OPS", python_comment_text(plan.op_text)},
                         {"MESSAGE", python_string_literal(parts.message)},
-                        {"INJECTED", parts.runs_injected_graph ? "INJECTED" : "GRAPH"}},
+                        {"INJECTED", parts.runs_injected_graph ? "INJECTED" : "GRAPH"},
+                        {"INJECTED_CLASS", parts.runs_injected_graph ? "Injected" : "Repro"}},
                        parts.flags);
 }
 
@@ -137,16 +237,35 @@ bool has_empty_container_input(const std::vector<c10::IValue>& inputs) {
 }
 
 std::string backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
-                            const std::string& role, const std::optional<InjectPlan>& plan, bool empty_inputs) {
+                            const std::string& role, const std::optional<InjectPlan>& plan, const SectionForm& form) {
   const std::string family = backend_family(spec);
-  const TemplateFlags random = random_number_flags(*c.graph);
-  TemplateFlags interpreter_flags = random;
-  if (empty_inputs) interpreter_flags.insert("empty_inputs");
-  if (family == "eager") return fill_template(templates::repro_py_backend_eager, {{"ROLE", role}}, interpreter_flags);
-  if (family == "jit") return fill_template(templates::repro_py_backend_jit, {{"ROLE", role}}, random);
-  if (family == "nnc") return nnc_section(role, options, random);
-  if (family == "ofi") return ofi_section(c, role, options);
-  return inject_section(*plan, spec, role, empty_inputs);
+  const TemplateValues role_values = {{"ROLE", role}, {"PARAMETERS", form.parameters()}, {"DEVICE", form.device}};
+  if (family == "eager") return fill_template(templates::repro_py_backend_eager, role_values, form.interpreter_flags());
+  if (family == "jit") return fill_template(templates::repro_py_backend_jit, role_values, form.base_flags());
+  if (family == "nnc") return nnc_section(role, options, form);
+  if (family == "ofi") return ofi_section(c, role, options, form);
+  return inject_section(*plan, spec, role, form);
+}
+
+// The model's part of repro.py in the module form: the classes, the imports their annotations
+// need, and the inputs forward takes.
+void add_module_form(const ReproModules& modules, const InputCode& inputs, const InjectPlan* plan,
+                     TemplateValues& values) {
+  std::string classes = module_class(modules.repro, inputs, "Repro", "torch.nn.Module",
+                                     "the minified graph: its state as attributes, its forward as code", true);
+  std::set<std::string> imports(modules.repro.python_imports.begin(), modules.repro.python_imports.end());
+  if (modules.injected) {
+    const std::string comment = "Repro with the injected fault at " +
+                                python_comment_text(plan->op_text.substr(0, plan->op_text.find('+'))) + ": " +
+                                python_comment_text(inject_edit_text(plan->fault));
+    classes += "\n\n\n" + module_class(*modules.injected, inputs, "Injected", "Repro", comment, false);
+    imports.insert(modules.injected->python_imports.begin(), modules.injected->python_imports.end());
+  }
+  values["CLASSES"] = "\n\n" + classes + "\n\n";
+  values["TYPING_IMPORT"] = joined(std::vector<std::string>(imports.begin(), imports.end()), "\n");
+  std::vector<std::string> forward_values;
+  for (size_t i : modules.repro.forward_inputs) forward_values.push_back(inputs.values.at(i));
+  values["INPUTS"] = python_list_lines(forward_values);
 }
 
 }  // namespace
@@ -169,60 +288,73 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const std::op
   for (const std::string& library : loaded_extension_libraries()) libraries.push_back(python_string_literal(library));
   values["LIBRARIES"] = "[" + joined(libraries, ", ") + "]";
   if (!libraries.empty()) flags.insert("libraries");
-  values["GRAPH_IR"] = ir_literal_lines(reproducer_graph_ir(c, s));
   std::optional<InjectPlan> plan;
   if (backend_family(s.run.backend) == "inject") plan = plan_inject(s.run.backend, *c.graph);
   values["FAULT_OP"] = "";
   const std::optional<InjectSection> injected =
       plan ? std::optional<InjectSection>(inject_section_parts(*plan)) : std::nullopt;
-  if (injected && injected->runs_injected_graph) {
-    flags.insert("injected");
-    values["INJECTED_IR"] = ir_literal_lines(graph_to_ir(*plan->graph));
-    values["FIRST_OP"] = python_comment_text(plan->op_text.substr(0, plan->op_text.find('+')));
-    values["FAULT_EDIT"] = python_comment_text(inject_edit_text(plan->fault));
-    // The op the graph now calls, defined before the graph is parsed (two blank lines around it).
-    if (injected->flags.count("backward_error"))
-      values["FAULT_OP"] = "\n" + std::string(templates::repro_py_backward_error_op) + "\n";
-  }
-  std::string input_helper;
-  if (uses_fake_inputs(c, s)) {
-    values["INPUTS"] = fake_inputs_expression(c);
-    input_helper = fill_template(templates::repro_py_fake_inputs, {{"SEED", std::to_string(s.run.seed)}});
-  } else if (auto literal = inline_inputs_expression(c)) {
-    values["INPUTS"] = *literal;
+  // The op the graph calls, defined before the graph (two blank lines around it).
+  if (injected && injected->runs_injected_graph && injected->flags.count("backward_error"))
+    values["FAULT_OP"] = "\n" + std::string(templates::repro_py_backward_error_op) + "\n";
+
+  const InputCode inputs = input_code(c, s);
+  const ReproModules modules = repro_modules(c, s);
+  SectionForm form;
+  form.module = modules.ir_form_reason.empty();
+  form.random = random_number_flags(*c.graph);
+  form.device = values["DEVICE"];
+  std::string input_helper = inputs.helper;
+  if (inputs.saved) flags.insert("os");
+  if (form.module) {
+    flags.insert("module");
+    add_module_form(modules, inputs, plan ? &*plan : nullptr, values);
+    if (inputs.saved) input_helper += "\n\n\nSAVED = saved_inputs()  # the values of the graph's inputs, in order";
   } else {
-    values["INPUTS"] = "saved_inputs()";
-    input_helper = templates::repro_py_saved_inputs;
-    flags.insert("os");
+    flags.insert("ir_form_reason");
+    values["IR_FORM_REASON"] = python_comment_text(modules.ir_form_reason);
+    values["CLASSES"] = values["TYPING_IMPORT"] = "";
+    values["GRAPH_IR"] = ir_literal_lines(reproducer_graph_ir(c, s));
+    if (injected && injected->runs_injected_graph) {
+      flags.insert("injected");
+      values["INJECTED_IR"] = ir_literal_lines(graph_to_ir(*plan->graph));
+      values["FIRST_OP"] = python_comment_text(plan->op_text.substr(0, plan->op_text.find('+')));
+      values["FAULT_EDIT"] = python_comment_text(inject_edit_text(plan->fault));
+    }
+    values["INPUTS"] = inputs.saved ? "saved_inputs()" : python_list_lines(inputs.values);
+    if (c.graph->outputs().size() != 1) flags.insert(flags.count("injected") ? "packed_injected" : "packed");
+    if (flags.count("packed_injected")) flags.insert("packed");
+    form.empty_inputs = has_empty_container_input(reproducer_input_values(c, s));
   }
-  // Defined right before INPUTS, which calls it, with PEP 8's blank lines around it.
+  // Defined right before the code that calls it, with PEP 8's blank lines around it.
   values["INPUT_HELPER"] = input_helper.empty() ? "" : "\n\n" + input_helper + "\n";
-  if (c.graph->outputs().size() != 1) flags.insert(flags.count("injected") ? "packed_injected" : "packed");
-  if (flags.count("packed_injected")) flags.insert("packed");
 
   // Sections: the reference, the backend, the comparison.
   std::string sections;
-  if (case_module) {
+  if (case_module && !form.module) {
     flags.insert("ofi");
     const bool inline_module = case_module->size() <= kInlineModuleBytes;
     flags.insert(inline_module ? "case_module_inline" : "case_module_file");
     if (inline_module) values["CASE_MODULE_BYTES"] = python_bytes_lines(*case_module, "    ");
     if (!inline_module) flags.insert("os");
   }
-  const bool empty_inputs = has_empty_container_input(reproducer_input_values(c, s));
-  if (empty_inputs) append_section(sections, std::string(templates::repro_py_interpretable), 2);
-  append_section(sections, backend_section(c, s.run.ref, {}, "reference", std::nullopt, empty_inputs), 2);
-  append_section(sections, backend_section(c, s.run.backend, s.run.backend_options, "backend", plan, empty_inputs),
-                 2);
+  if (form.empty_inputs) append_section(sections, std::string(templates::repro_py_interpretable), 2);
+  append_section(sections, backend_section(c, s.run.ref, {}, "reference", std::nullopt, form), 2);
+  append_section(sections, backend_section(c, s.run.backend, s.run.backend_options, "backend", plan, form), 2);
   // Only an accuracy failure needs the comparison: for the others the exit status does not depend on it.
   if (s.expected_kind == "accuracy") {
     flags.insert("accuracy");
     flags.insert(s.run.compare.use_fp64 ? "fp64" : "no_fp64");
+    if (s.run.compare.use_fp64) flags.insert(form.module ? "fp64_module" : "fp64_graph");
     const CompareOptions& cmp = s.run.compare;
+    TemplateFlags options;  // the rules of the options tsrepro run was given (--cos, --ignore-non-fp)
+    if (cmp.cos_similarity) options.insert("cos");
+    if (cmp.ignore_non_fp) options.insert("ignore_non_fp");
     append_section(sections,
-                   fill_template(templates::repro_py_same, {{"TOL", python_float_literal(cmp.tol)},
-                                                            {"EQUAL_NAN", python_bool(cmp.equal_nan)},
-                                                            {"EXACT", python_bool(cmp.exact_dtype)}}),
+                   fill_template(templates::repro_py_same,
+                                 {{"TOL", python_float_literal(cmp.tol)},
+                                  {"EQUAL_NAN", python_bool(cmp.equal_nan)},
+                                  {"EXACT", python_bool(cmp.exact_dtype)}},
+                                 options),
                    2);
   }
   if (s.run.backward)
@@ -234,9 +366,10 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const std::op
   values["SECTIONS"] = sections.substr(0, sections.find_last_not_of('\n') + 1);
 
   // Imports the data needs.
-  if (values["INPUTS"].find("math.") != std::string::npos) flags.insert("math");
-  if (values["INPUTS"].find("base64.") != std::string::npos) flags.insert("base64");
-  return fill_template(templates::repro_py_repro, values, flags);
+  const std::string data = values["INPUTS"] + values["CLASSES"];
+  if (data.find("math.") != std::string::npos) flags.insert("math");
+  if (data.find("base64.") != std::string::npos) flags.insert("base64");
+  return at_most_two_blank_lines(fill_template(templates::repro_py_repro, values, flags));
 }
 
 }  // namespace tsrepro

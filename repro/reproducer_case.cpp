@@ -15,11 +15,48 @@
 #endif
 
 namespace tsrepro {
-std::string reproducer_graph_ir(const Case& c, const ReproSettings& settings) {
-  if (settings.run.device == "cpu") return graph_to_ir(*c.graph);
+std::shared_ptr<torch::jit::Graph> reproducer_graph(const Case& c, const ReproSettings& settings) {
+  if (settings.run.device == "cpu") return c.graph;
   auto graph = c.graph->copy();
   graph_constants_to_device(*graph, c10::Device(settings.run.device));
-  return graph_to_ir(*graph);
+  return graph;
+}
+
+std::string reproducer_graph_ir(const Case& c, const ReproSettings& settings) {
+  return graph_to_ir(*reproducer_graph(c, settings));
+}
+
+ReproModules repro_modules(const Case& c, const ReproSettings& settings) {
+  ReproModules modules;
+  // The profiling executor keeps its state in a compiled forward, which every instance of one
+  // scripted class shares: a reference and a backend that both profile need two graphs.
+  static const std::set<std::string> kProfiling = {"jit", "nnc"};
+  if (kProfiling.count(backend_family(settings.run.ref)) && kProfiling.count(backend_family(settings.run.backend))) {
+    modules.ir_form_reason = "the reference and the backend both run the profiling executor, which one class shares";
+    return modules;
+  }
+  if (settings.run.backward) {
+    modules.ir_form_reason = "--backward compares the gradients of the lifted inputs, which IR keeps as inputs";
+    return modules;
+  }
+  std::vector<bool> lifted;
+  for (const InputSpec& spec : c.inputs) lifted.push_back(spec.lifted);
+  const std::vector<c10::IValue> values = reproducer_input_values(c, settings);
+  modules.repro = module_form(*reproducer_graph(c, settings), lifted, values);
+  modules.ir_form_reason = modules.repro.fallback;
+  if (backend_family(settings.run.backend) == "inject" && modules.ir_form_reason.empty()) {
+    const InjectPlan plan = plan_inject(settings.run.backend, *c.graph);
+    if (inject_section_parts(plan).runs_injected_graph) {
+      auto injected = plan.graph;
+      if (settings.run.device != "cpu") {
+        injected = injected->copy();
+        graph_constants_to_device(*injected, c10::Device(settings.run.device));
+      }
+      modules.injected = module_form(*injected, lifted, values);
+      modules.ir_form_reason = modules.injected->fallback;
+    }
+  }
+  return modules;
 }
 
 std::vector<c10::IValue> reproducer_input_values(const Case& c, const ReproSettings& settings) {

@@ -11,6 +11,7 @@
 
 #include <ATen/core/ivalue.h>
 
+#include "repro/module_source.h"
 #include "repro/template_fill.h"
 #include "runner/backends/inject.h"
 #include "tsrepro/backend.h"
@@ -42,8 +43,18 @@ std::string repro_py_source(const Case& c, const ReproSettings& settings,
 std::string repro_cpp_source(const Case& c, const ReproSettings& settings,
                              const std::optional<std::string>& case_module);
 
-// graph.ir, with every Device constant naming the run's device (as tsrepro's --device does).
+// The case's graph with every Device constant naming the run's device (as tsrepro's --device
+// does), and as graph.ir.
+std::shared_ptr<torch::jit::Graph> reproducer_graph(const Case& c, const ReproSettings& settings);
 std::string reproducer_graph_ir(const Case& c, const ReproSettings& settings);
+
+// The module form both reproducers write (repro/module_source.h), or why they keep the IR form.
+struct ReproModules {
+  ModuleForm repro;
+  std::optional<ModuleForm> injected;  // inject faults that edit the graph: Repro with the edit
+  std::string ir_form_reason;          // non-empty: the IR form, for this reason
+};
+ReproModules repro_modules(const Case& c, const ReproSettings& settings);
 
 // "aten::max_pool2d at resnet.py:270 (maxpool, node 17); ...": where the graph's nodes came
 // from, for a reproducer's header; the first kListedNodeOrigins of them. Empty without origins.

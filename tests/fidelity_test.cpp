@@ -67,7 +67,7 @@ TEST_P(ReproFidelity, ReproPyAgreesWithTsreproRunOnEveryCheckpoint) {
 
   std::vector<std::string> dirs = {out + "/minified"};
   for (const std::string& name : list_dir(out + "/checkpoints")) dirs.push_back(out + "/checkpoints/" + name);
-  size_t reproduced = 0;
+  size_t reproduced = 0, module_form = 0;
   for (const std::string& dir : dirs) {
     SCOPED_TRACE(dir);
     const json expected = read_case_json(dir)["expected_failure"];
@@ -77,10 +77,17 @@ TEST_P(ReproFidelity, ReproPyAgreesWithTsreproRunOnEveryCheckpoint) {
     const Result repro = run_cmd("/usr/bin/python3", {dir + "/repro.py"}, {"", 300});
     EXPECT_EQ(repro_reproduces(repro, expected), runner) << expected.dump() << "\n" << run.out << repro.describe();
     reproduced += runner;
+    // The module form: Python's torch.jit.script gives the graph's ops back (tests/fixtures/scripted_ops.py).
+    if (read_text(dir + "/repro.py").find("\nclass Repro(") == std::string::npos) continue;
+    const Result ops = run_cmd(kPython, {kFixtures + "scripted_ops.py", dir + "/repro.py", dir + "/graph.ir"}, {"", 300});
+    EXPECT_EQ(ops.exit_code, 0) << ops.describe();
+    ++module_form;
   }
+  // The module form is the rule (repro/module_source.h); the IR form only where source cannot say it.
+  EXPECT_GT(module_form, 0u);
   // Every directory minify writes holds the failure: the agreement is on reproducing.
   EXPECT_EQ(reproduced, dirs.size());
-  std::cout << s.label << ": " << dirs.size() << " directories agree\n";
+  std::cout << s.label << ": " << dirs.size() << " directories agree, " << module_form << " in the module form\n";
 }
 
 const std::string kChain = kModels + "chain100_scripted.pt", kChainInputs = kModels + "chain100_scripted.inputs.pt";

@@ -18,6 +18,7 @@
 #include <torch/script.h>
 
 #include "repro/cpp_literal.h"
+#include "repro/module_source.h"
 #include "runner/evaluate.h"
 #include "runner/import.h"
 #include "tests/support/cases.h"
@@ -164,13 +165,14 @@ std::string code_lines(const std::string& source) {
 
 // The text of `const char* const <name> = ...;` in the generated source.
 std::string literal_source(const std::string& source, const std::string& name) {
-  const std::string start = "const char* const " + name + " =\n";
-  const size_t begin = source.find(start);
+  const size_t begin = source.find("const char* const " + name + " =");
   if (begin == std::string::npos) return "";
-  const size_t end = source.find(";\n", begin);
-  return source.substr(begin + start.size(), end - begin - start.size());
+  const size_t first = source.find('\n', begin) + 1;  // after the declaration and its comment
+  const size_t end = source.find(";\n", first);
+  return source.substr(first, end - first);
 }
 
+// The model is Repro's forward as source (kForward), or the IR (kGraph) where source cannot say it.
 TEST(ReproCppSource, EmbedsTheGraphAsOneEscapedLiteralPerLine) {
   const std::string attack = attack_string("/tmp/" + kAttackMarker);
   Case c;
@@ -182,8 +184,9 @@ TEST(ReproCppSource, EmbedsTheGraphAsOneEscapedLiteralPerLine) {
   s.run.backend_options = {{"k\"ey", attack}};
   const std::string source = repro_cpp_source(c, s);
 
-  const std::string literal = literal_source(source, "kGraph");
-  EXPECT_EQ(decode_literals(literal), graph_to_ir(*c.graph)) << literal;
+  const std::string literal = literal_source(source, "kForward");
+  std::vector<bool> lifted(c.inputs.size(), false);
+  EXPECT_EQ(decode_literals(literal), module_form(*c.graph, lifted, *c.values).printed_forward) << source;
   static const std::regex one_literal_per_line(R"(^    "([^"\\]|\\.)*"$)");
   std::istringstream lines(literal);
   for (std::string line; std::getline(lines, line);) EXPECT_TRUE(std::regex_match(line, one_literal_per_line)) << line;

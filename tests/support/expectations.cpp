@@ -115,6 +115,13 @@ size_t repro_py_code_lines(const std::string& source) {
       in_data = line.back() == '(' || line.back() == '[' || line.find("(  #") != std::string::npos;
       continue;
     }
+    // The model's classes, and the comparison: tsrepro's own rules, the same in every repro.py (what
+    // repro.cpp includes from tsrepro_compare.h).
+    if (line.rfind("class Repro(", 0) == 0 || line.rfind("class Injected(", 0) == 0 ||
+        line.rfind("def difference(", 0) == 0) {  // the model's classes: up to the next top-level line
+      in_data = true;
+      continue;
+    }
     if (in_data) {
       if (line.empty() || line[0] == ' ' || line[0] == ']' || line[0] == ')') continue;
       in_data = false;
@@ -132,7 +139,8 @@ size_t repro_cpp_code_lines(const std::string& source) {
   bool in_data = false;
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("const char* const kGraph =", 0) == 0 || line.rfind("const char* const kInjected =", 0) == 0 ||
-        line.rfind("const char kInputs[] =", 0) == 0 || line.rfind("const char kCaseModule[] =", 0) == 0) {
+        line.rfind("const char kInputs[] =", 0) == 0 || line.rfind("const char kCaseModule[] =", 0) == 0 ||
+        line.rfind("const char* const kForward =", 0) == 0 || line.rfind("const char* const kInjectedForward =", 0) == 0) {
       in_data = true;
       continue;
     }

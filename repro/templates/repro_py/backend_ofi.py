@@ -1,5 +1,6 @@
-def __ROLE__(inputs):  # ofi: torch.jit.optimize_for_inference(torch.jit.freeze(module)) of CASE_MODULE
-    frozen = torch.jit.freeze(torch.jit.load(io.BytesIO(CASE_MODULE)), optimize_numerics=__NUMERICS__)
+def __ROLE__(__PARAMETERS__):  # ofi: torch.jit.optimize_for_inference(torch.jit.freeze(module)) of __MODULE__
+    frozen = torch.jit.freeze(torch.jit.load(io.BytesIO(CASE_MODULE)), optimize_numerics=__NUMERICS__)  #[!module]
+    frozen = torch.jit.freeze(torch.jit.script(Repro().eval().to(__DEVICE__)), optimize_numerics=__NUMERICS__)  #[module]
     frozen = torch.jit.optimize_for_inference(frozen)  #[mkldnn]
     torch._C._jit_pass_fuse_frozen_conv_add_relu(frozen.graph)  # optimize_for_inference without MKLDNN  #[!mkldnn]
     torch._C._jit_pass_transpose_frozen_linear(frozen.graph)  #[!mkldnn]

@@ -4,20 +4,22 @@
 # Command: __COMMAND__  #[command]
 # Its nodes came from: __NODE_ORIGINS__  #[origins]
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
+# The graph stays IR text (torch._C.parse_ir) here: __IR_FORM_REASON__.  #[ir_form_reason]
 import base64  #[base64]
 import io  #[ofi]
 import math  #[math]
 import os  #[os]
 import signal
 import sys
+__TYPING_IMPORT__
 
 import torch
 
 for library in __LIBRARIES__:  # the custom operators the graph calls  #[libraries]
     torch.ops.load_library(library)  #[libraries]
 __FAULT_OP__
-GRAPH = torch._C.parse_ir(
-    __GRAPH_IR__)
+GRAPH = torch._C.parse_ir(  #[!module]
+    __GRAPH_IR__)  #[!module]
 INJECTED = torch._C.parse_ir(  # GRAPH with the injected fault at __FIRST_OP__: __FAULT_EDIT__  #[injected]
     __INJECTED_IR__)  #[injected]
 GRAPH.makeMultiOutputIntoTuple()  # a TorchScript function returns one value: its outputs become a tuple  #[packed]
@@ -26,6 +28,7 @@ CASE_MODULE = (  # torch.jit.save of GRAPH as the forward of a module in eval mo
     __CASE_MODULE_BYTES__)  #[case_module_inline]
 CASE_MODULE = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "case_module.pt"), "rb").read()  #[case_module_file]
 __INPUT_HELPER__
+__CLASSES__
 INPUTS = __INPUTS__
 
 RUN_SEED = __RUN_SEED__  # each compared call starts from torch.manual_seed(RUN_SEED): random ops draw alike  #[random]
@@ -59,10 +62,16 @@ if __name__ == "__main__":
     print("the backend ran without failing (expected: %s)" % __EXPECTED__)  #[!accuracy]
     sys.exit(0)  #[!accuracy]
     try:  # an fp64 reference excuses results that are merely noisy (dtype-specific graphs have none)  #[fp64]
-        ref64 = leaves([reference(fresh(INPUTS, fp64=True))])  #[fp64]
+        ref64 = leaves([reference(fresh(INPUTS, fp64=True))])  #[fp64_graph]
+        ref64 = leaves([reference(fresh(INPUTS, fp64=True), fp64=True)])  # Repro's floats as float64 too  #[fp64_module]
     except Exception:  #[fp64]
         ref64 = ref  #[fp64]
     ref64 = ref  # judged by allclose alone (--no-fp64)  #[no_fp64]
-    failed = len(ref) != len(res) or not all([same(i, *sides) for i, sides in enumerate(zip(ref, res, ref64))])  #[accuracy]
+    failed = len(ref) != len(res)  # as many outputs, each alike  #[accuracy]
+    for i, sides in enumerate(zip(ref, res, ref64)):  #[accuracy]
+        why = difference(*sides)  #[accuracy]
+        if why is not None:  #[accuracy]
+            print("output %d: %s" % (i, why))  #[accuracy]
+            failed = True  #[accuracy]
     print("verdict: %s (expected: accuracy)" % ("accuracy" if failed else "pass"))  #[accuracy]
     sys.exit(failed)  #[accuracy]
