@@ -9,6 +9,10 @@
 
 #include <spdlog/spdlog.h>
 #include <torch/csrc/jit/api/module.h>
+#include <torch/csrc/jit/frontend/resolver.h>
+#include <torch/csrc/jit/frontend/sugared_value.h>
+#include <torch/csrc/jit/passes/dead_code_elimination.h>
+#include <torch/csrc/jit/passes/lower_tuples.h>
 #include <torch/csrc/jit/serialization/python_print.h>
 
 #include "repro/reproducer_case.h"
@@ -50,12 +54,30 @@ std::string attribute_name(const Value* input, std::set<std::string>& used) {
   return unique;
 }
 
-void register_attribute(torch::jit::Module& module, const ModuleAttribute& attribute, const c10::TypePtr& type) {
+// As torch.jit.script sees `self.<name> = value` in __init__: typed by the value.
+void register_attribute(torch::jit::Module& module, const ModuleAttribute& attribute) {
   if (attribute.value.isTensor())
     module.register_buffer(attribute.name, attribute.value.toTensor());
   else
-    module.register_attribute(attribute.name, type, attribute.value);
+    module.register_attribute(attribute.name, attribute.value.type(), attribute.value);
 }
+
+// `ops.<namespace>.<op>` in printed source (prim::RaiseException, torchvision::nms), resolved as
+// torch.jit.load resolves it; libtorch's own frontend knows only `torch.<op>`. repro.cpp defines
+// the same resolver (templates/repro_cpp/module.cpp.in).
+struct OpsResolver : torch::jit::Resolver {
+  struct Namespaces : torch::jit::SugaredValue {
+    std::string kind() const override { return "ops"; }
+    std::shared_ptr<torch::jit::SugaredValue> attr(const torch::jit::SourceRange&, torch::jit::GraphFunction&,
+                                                   const std::string& name) override {
+      return std::make_shared<torch::jit::BuiltinModule>(name);
+    }
+  };
+  std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string& name, torch::jit::GraphFunction& f,
+                                                         const torch::jit::SourceRange& loc) override {
+    return name == "ops" ? std::make_shared<Namespaces>() : torch::jit::nativeResolver()->resolveValue(name, f, loc);
+  }
+};
 
 // ---- The graph as text that names no value -------------------------------------------------------
 
@@ -254,6 +276,10 @@ ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted,
                        const std::vector<c10::IValue>& values) {
   ModuleForm form;
   auto graph = case_graph.copy();
+  // A tuple built and taken apart at once (a cut through a function that returned one) is its
+  // values: libtorch's frontend folds it as it compiles, and every backend lowers it first.
+  torch::jit::LowerSimpleTuples(graph);
+  torch::jit::EliminateDeadCode(graph);
   form.packed = graph->outputs().size() != 1;
   if (form.packed) {
     std::vector<Value*> outputs(graph->outputs().begin(), graph->outputs().end());
@@ -267,7 +293,6 @@ ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted,
   torch::jit::Module module(c10::QualifiedName("__torch__.Repro"));
   module.register_attribute("training", c10::BoolType::get(), false);
   std::set<std::string> used;
-  std::vector<std::pair<ModuleAttribute, c10::TypePtr>> attributes;
   for (size_t i = 0; i < graph->inputs().size(); ++i) {
     Value* input = graph->inputs()[i];
     if (!(i < lifted.size() && lifted[i])) {
@@ -276,24 +301,27 @@ ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted,
     }
     if (!input->hasUses()) continue;
     ModuleAttribute attribute{attribute_name(input, used), i, is_training_flag(input) ? c10::IValue(false) : values.at(i)};
-    // torch.jit.script types an attribute by its value: only these come back with the input's type.
+    // torch.jit.script types an attribute by its value (a tensor, None, a bool, an int, a float);
+    // the check below compiles against those types too. Other values would come back typed anew.
     static const std::set<c10::TypeKind> kTypedByValue = {c10::TypeKind::TensorType, c10::TypeKind::BoolType,
                                                           c10::TypeKind::IntType, c10::TypeKind::FloatType};
-    if (!kTypedByValue.count(input->type()->kind()) || attribute.value.isNone())
+    const c10::TypePtr declared = input->type()->kind() == c10::TypeKind::OptionalType
+                                      ? input->type()->expectRef<c10::OptionalType>().getElementType()
+                                      : input->type();
+    if (!kTypedByValue.count(declared->kind()))
       return refused("a lifted input of type " + input->type()->str() + " (an attribute Python would type anew)");
-    register_attribute(module, attribute, input->type());
-    attributes.emplace_back(attribute, input->type());
+    register_attribute(module, attribute);
+    form.attributes.push_back(attribute);
   }
   Value* self = graph->insertInput(0, "self");
   self->setType(module.type());
-  for (const auto& [attribute, type] : attributes) {
+  for (const ModuleAttribute& attribute : form.attributes) {
     Value* input = graph->inputs()[attribute.input + 1];
     for (const torch::jit::Use& use : std::vector<torch::jit::Use>(input->uses())) {
       torch::jit::WithInsertPoint before(use.user);
       // Unnamed, so that the printer writes self.<name> into the expression (it keeps named values).
       use.user->replaceInput(use.offset, graph->insertGetAttr(self, attribute.name)->setDebugName(""));
     }
-    form.attributes.push_back(attribute);
   }
   for (size_t i = graph->inputs().size(); i-- > 1;)
     if (i - 1 < lifted.size() && lifted[i - 1]) graph->eraseInput(i);
@@ -309,15 +337,18 @@ ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted,
   printer.printMethod(*forward);
   if (!constant_table.empty()) return refused("a tensor constant (source holds tensors only as attributes)");
   form.printed_forward = printer.str();
+  form.uses_ops = form.printed_forward.find("ops.") != std::string::npos;
 
   // Compiled again, the source must give the same graph.
   torch::jit::Module compiled(c10::QualifiedName("__torch__.Repro"));
   compiled.register_attribute("training", c10::BoolType::get(), false);
-  for (const auto& [attribute, type] : attributes) register_attribute(compiled, attribute, type);
+  for (const ModuleAttribute& attribute : form.attributes) register_attribute(compiled, attribute);
   try {
-    compiled.define(form.printed_forward);
+    compiled.define(form.printed_forward, std::make_shared<OpsResolver>());
   } catch (const std::exception& error) {
-    const std::string what = error.what();
+    std::string what = error.what();
+    what.erase(0, what.find_first_not_of(" \n"));
+    spdlog::debug("module form: libtorch does not compile the printed forward\n{}{}", form.printed_forward, what);
     return refused("libtorch does not compile the printed source (" + what.substr(0, what.find('\n')) + ")");
   }
   const std::string expected = graph_structure_text(*graph);
