@@ -62,10 +62,10 @@ void register_attribute(torch::jit::Module& module, const ModuleAttribute& attri
     module.register_attribute(attribute.name, attribute.value.type(), attribute.value);
 }
 
-// `ops.<namespace>.<op>` in printed source (prim::RaiseException, torchvision::nms), resolved as
-// torch.jit.load resolves it; libtorch's own frontend knows only `torch.<op>`. repro.cpp defines
-// the same resolver (templates/repro_cpp/module.cpp.in).
-struct OpsResolver : torch::jit::Resolver {
+// The names printed source uses that libtorch's own frontend does not know, resolved as
+// torch.jit.load resolves them: `ops.<namespace>.<op>` (prim::RaiseException, torchvision::nms)
+// and `annotate(T, value)`. repro.cpp defines the same resolver (templates/repro_cpp/module.cpp.in).
+struct PrintedNamesResolver : torch::jit::Resolver {
   struct Namespaces : torch::jit::SugaredValue {
     std::string kind() const override { return "ops"; }
     std::shared_ptr<torch::jit::SugaredValue> attr(const torch::jit::SourceRange&, torch::jit::GraphFunction&,
@@ -75,6 +75,7 @@ struct OpsResolver : torch::jit::Resolver {
   };
   std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string& name, torch::jit::GraphFunction& f,
                                                          const torch::jit::SourceRange& loc) override {
+    if (name == "annotate") return torch::jit::SpecialFormValue::create(c10::prim::annotate);
     return name == "ops" ? std::make_shared<Namespaces>() : torch::jit::nativeResolver()->resolveValue(name, f, loc);
   }
 };
@@ -337,14 +338,15 @@ ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted,
   printer.printMethod(*forward);
   if (!constant_table.empty()) return refused("a tensor constant (source holds tensors only as attributes)");
   form.printed_forward = printer.str();
-  form.uses_ops = form.printed_forward.find("ops.") != std::string::npos;
+  form.needs_resolver = form.printed_forward.find("ops.") != std::string::npos ||
+                        form.printed_forward.find("annotate(") != std::string::npos;
 
   // Compiled again, the source must give the same graph.
   torch::jit::Module compiled(c10::QualifiedName("__torch__.Repro"));
   compiled.register_attribute("training", c10::BoolType::get(), false);
   for (const ModuleAttribute& attribute : form.attributes) register_attribute(compiled, attribute);
   try {
-    compiled.define(form.printed_forward, std::make_shared<OpsResolver>());
+    compiled.define(form.printed_forward, std::make_shared<PrintedNamesResolver>());
   } catch (const std::exception& error) {
     std::string what = error.what();
     what.erase(0, what.find_first_not_of(" \n"));

@@ -33,7 +33,8 @@ struct ModuleForm {
   bool packed = false;                      // several outputs: forward returns them as one tuple
   // `def forward(self, ...)` as libtorch prints it (two-space indent), for Module::define.
   std::string printed_forward;
-  bool uses_ops = false;  // it calls ops.<namespace>.<op>: Module::define needs a resolver for `ops`
+  // It calls ops.<namespace>.<op> or annotate(): Module::define needs a resolver for them.
+  bool needs_resolver = false;
   // The same forward for torch.jit.script of a Python class: ops by their schema names
   // (torch.ops.aten.conv2d: `torch.X` is not a Python function for every aten op), torch.Tensor
   // and typing's names in annotations, four-space indent, one level inside the class.

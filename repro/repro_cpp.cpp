@@ -192,9 +192,9 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const std::o
     if (families.count("eager") || (injected && injected->runs_injected_graph)) uses.insert("interpreted");
     if (families.count("jit") || families.count("nnc")) uses.insert("profiled");
     if (uses.count("profiled") && random_number_flags(*c.graph).count("random")) uses.insert("profiled_random");
-    if (modules.repro.uses_ops || (modules.injected && modules.injected->uses_ops)) {
-      uses.insert("ops");
-      flags.insert("ops");
+    if (modules.repro.needs_resolver || (modules.injected && modules.injected->needs_resolver)) {
+      uses.insert("resolver");
+      flags.insert("resolver");
     }
     append_section(sections,
                    fill_template(templates::repro_cpp_module,

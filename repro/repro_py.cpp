@@ -349,11 +349,14 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const std::op
     TemplateFlags options;  // the rules of the options tsrepro run was given (--cos, --ignore-non-fp)
     if (cmp.cos_similarity) options.insert("cos");
     if (cmp.ignore_non_fp) options.insert("ignore_non_fp");
+    if (cmp.exact_dtype) options.insert("exact");
     append_section(sections,
                    fill_template(templates::repro_py_same,
                                  {{"TOL", python_float_literal(cmp.tol)},
                                   {"EQUAL_NAN", python_bool(cmp.equal_nan)},
-                                  {"EXACT", python_bool(cmp.exact_dtype)}},
+                                  {"EXACT", python_bool(cmp.exact_dtype)},
+                                  {"UNLIKE", cmp.exact_dtype ? "ref.dtype != res.dtype or ref.shape != res.shape"
+                                                             : "ref.shape != res.shape"}},
                                  options),
                    2);
   }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # [JIT][NNC] aten::round + aten::to raise RuntimeError under the TensorExpr fuser
 # Made by tsrepro 0.1.0 (libtorch 1.13.0, AMD EPYC); expected failure: exception (exception:run:RuntimeError: Invalid integral op_type: N).
-# Command: build/tsrepro minify /tmp/tmp.FlyEtjRskE/nnc_round_int_lowering.case --backend nnc -o /tmp/tmp.FlyEtjRskE/nnc_round_int_lowering.out -j 2
+# Command: build/tsrepro minify /tmp/tmp.IbwhPme3Yy/nnc_round_int_lowering.case --backend nnc -o /tmp/tmp.IbwhPme3Yy/nnc_round_int_lowering.out -j 2
 # Its nodes came from: aten::round at /work/main/examples/bugs/nnc_round_int_lowering/make_case.py:52 (size, node 26); aten::to at /work/main/examples/bugs/nnc_round_int_lowering/make_case.py:53 (size, node 27)
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import signal
@@ -9,14 +9,12 @@ import sys
 
 import torch
 
-GRAPH = torch._C.parse_ir(
-    "graph(%0 : Tensor):\n"
-    "  %1 : int = prim::Constant[value=6]()\n"
-    "  %2 : bool = prim::Constant[value=0]()\n"
-    "  %3 : NoneType = prim::Constant()\n"
-    "  %4 : Tensor = aten::round(%0)\n"
-    "  %5 : Tensor = aten::to(%4, %1, %2, %2, %3)\n"
-    "  return (%5)\n")
+
+class Repro(torch.nn.Module):  # the minified graph: its state as attributes, its forward as code
+    def forward(self, argument_1: torch.Tensor) -> torch.Tensor:
+        return torch.ops.aten.to(torch.ops.aten.round(argument_1), 6)
+
+
 INPUTS = [
     torch.tensor([[5]], dtype=torch.int64),
 ]
@@ -32,16 +30,18 @@ def fresh(value, fp64=False):  # a copy on DEVICE for one run (ops may mutate in
 def leaves(v): return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple)) else [i])]  # flattened
 
 
-def reference(inputs):  # eager: TorchScript's interpreter, without optimization passes
-    return torch._C._jit_interpret_graph(GRAPH.copy(), tuple(inputs))
+def reference(inputs, fp64=False):  # eager: TorchScript's interpreter, without optimization passes
+    m = torch.jit.script(Repro().eval().to("cpu", torch.float64 if fp64 else None))
+    with torch.jit.optimized_execution(False):  # a fresh function of forward's graph, run as it is
+        return torch._C._create_function_from_graph("forward", m.graph)(m, *inputs)
 
 
-def backend(inputs):  # nnc: the profiling executor with the TensorExpr fuser forced on for the CPU
+def backend(inputs, fp64=False):  # nnc: the profiling executor with the TensorExpr fuser forced on for the CPU
     torch._C._jit_override_can_fuse_on_cpu(True)
     torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())  # NNC's interpreter only without LLVM
-    function = torch._C._create_function_from_graph("repro", GRAPH.copy())
-    function(*fresh(inputs))  # the profiling run (PyTorch profiles one); the next call compiles the graph
-    return function(*inputs)
+    compiled = torch.jit.script(Repro().eval().to("cpu"))
+    compiled.__deepcopy__({})(*fresh(inputs))  # the profiling run, on a copy (forward may update Repro's state)
+    return compiled(*inputs)
 
 
 if __name__ == "__main__":
