@@ -301,7 +301,7 @@ ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted,
       continue;
     }
     if (!input->hasUses()) continue;
-    ModuleAttribute attribute{attribute_name(input, used), i, is_training_flag(input) ? c10::IValue(false) : values.at(i)};
+    ModuleAttribute attribute{attribute_name(input, used), i, values.at(i), is_training_flag(input)};
     // torch.jit.script types an attribute by its value (a tensor, None, a bool, an int, a float);
     // the check below compiles against those types too. Other values would come back typed anew.
     static const std::set<c10::TypeKind> kTypedByValue = {c10::TypeKind::TensorType, c10::TypeKind::BoolType,

@@ -24,7 +24,8 @@ namespace tsrepro {
 struct ModuleAttribute {
   std::string name;
   size_t input = 0;   // the graph input it stands for
-  c10::IValue value;  // its value as the module holds it (training flags false, as after eval())
+  c10::IValue value;  // its value in the case
+  bool training_flag = false;  // a submodule's `training` (bn1_training): eval() clears it, as in the model
 };
 
 struct ModuleForm {

@@ -181,11 +181,14 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const std::o
     std::vector<std::string> attributes, forward_inputs;
     for (const ModuleAttribute& attribute : modules.repro.attributes) {
       const std::string value = "values[" + std::to_string(attribute.input) + "]";
-      attributes.push_back(attribute.value.isTensor()
-                               ? "  module.register_buffer(" + cpp_string_literal(attribute.name) + ", " + value +
-                                     ".toTensor());"
-                               : "  module.register_attribute(" + cpp_string_literal(attribute.name) + ", " + value +
-                                     ".type(), " + value + ");");
+      const std::string name = cpp_string_literal(attribute.name);
+      if (attribute.value.isTensor())
+        attributes.push_back("  module.register_buffer(" + name + ", " + value + ".toTensor());");
+      else if (attribute.training_flag)
+        attributes.push_back("  module.register_attribute(" + name + ", c10::BoolType::get(), !eval && " + value +
+                             ".toBool());");
+      else
+        attributes.push_back("  module.register_attribute(" + name + ", " + value + ".type(), " + value + ");");
     }
     for (size_t i : modules.repro.forward_inputs) forward_inputs.push_back("values[" + std::to_string(i) + "]");
     TemplateFlags uses;

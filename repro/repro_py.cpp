@@ -122,22 +122,27 @@ InputCode input_code(const Case& c, const ReproSettings& s) {
 // forward is the graph's code.
 std::string module_class(const ModuleForm& form, const InputCode& inputs, const std::string& name,
                          const std::string& base, const std::string& comment, bool with_init) {
-  std::vector<std::string> lines;
+  std::vector<std::string> lines, training_flags;
   for (const ModuleAttribute& attribute : form.attributes) {
+    if (attribute.training_flag) training_flags.push_back("self." + attribute.name + " = mode");
     const std::string value =
         attribute.value.isTensor() ? inputs.values.at(attribute.input) : python_value_literal(attribute.value);
     lines.push_back(attribute.value.isTensor()
-                        ? "        self.register_buffer(" + python_string_literal(attribute.name) + ", " + value + ")"
-                        : "        self." + attribute.name + " = " + value);
+                        ? "self.register_buffer(" + python_string_literal(attribute.name) + ", " + value + ")"
+                        : "self." + attribute.name + " = " + value);
   }
+  const std::string& forward = form.python_forward;
   TemplateFlags flags;
   if (with_init && !lines.empty()) flags.insert("attributes");
+  if (with_init && !training_flags.empty()) flags.insert("training_flags");
   return fill_template(templates::repro_py_module_class,
                        {{"CLASS", name},
                         {"BASE", base},
                         {"COMMENT", comment},
-                        {"ATTRIBUTES", with_init ? joined(lines, "\n") : ""},
-                        {"FORWARD", form.python_forward.substr(0, form.python_forward.find_last_not_of('\n') + 1)}},
+                        {"ATTRIBUTES", with_init ? joined(lines, "\n        ") : ""},
+                        {"TRAINING_FLAGS", with_init ? joined(training_flags, "\n        ") : ""},
+                        // python_forward is indented one level, as the placeholder's line already is.
+                        {"FORWARD", forward.substr(4, forward.find_last_not_of('\n') + 1 - 4)}},
                        flags);
 }
 
@@ -352,11 +357,7 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const std::op
     if (cmp.exact_dtype) options.insert("exact");
     append_section(sections,
                    fill_template(templates::repro_py_same,
-                                 {{"TOL", python_float_literal(cmp.tol)},
-                                  {"EQUAL_NAN", python_bool(cmp.equal_nan)},
-                                  {"EXACT", python_bool(cmp.exact_dtype)},
-                                  {"UNLIKE", cmp.exact_dtype ? "ref.dtype != res.dtype or ref.shape != res.shape"
-                                                             : "ref.shape != res.shape"}},
+                                 {{"TOL", python_float_literal(cmp.tol)}, {"EQUAL_NAN", python_bool(cmp.equal_nan)}},
                                  options),
                    2);
   }

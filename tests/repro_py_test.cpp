@@ -383,14 +383,18 @@ TEST_P(ReproPyHealthyBackend, PassesAndExitsZero) {
   testing::TempDir dir;
   ReproSettings settings = settings_for(GetParam().backend, "accuracy");
   settings.run.backward = GetParam().backward;
-  const ShellResult r = run_repro(write_repro(example_case(GetParam().model), settings, dir / "case"));
+  const std::string script = write_repro(example_case(GetParam().model), settings, dir / "case");
+  const ShellResult r = run_repro(script);
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_EQ(printed_status(r), "pass") << r.output;
+  // The model is the Repro class; --backward keeps the IR form (the lifted inputs' gradients).
+  EXPECT_EQ(testing::read_text(script).find("\nclass Repro(") != std::string::npos, !GetParam().backward);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, ReproPyHealthyBackend,
                          ::testing::Values(HealthyRun{"elementwise_chain_scripted", "nnc", false},
                                            HealthyRun{"conv_bn_relu_linear_scripted", "ofi", false},
+                                           HealthyRun{"conv_bn_relu_linear_scripted", "jit", false},
                                            HealthyRun{"multi_output_scripted", "jit", true}),
                          [](const ::testing::TestParamInfo<HealthyRun>& info) {
                            return info.param.backend + (info.param.backward ? "_backward" : "");

@@ -20,7 +20,6 @@ torch.jit.last_executed_optimized_graph() after the last call: what `tsrepro run
 --explain-backend` must match. Run in its own process: the JIT switches are global.
 """
 
-import contextlib
 import copy
 import json
 import os
@@ -46,16 +45,24 @@ def run_seed():
         return int(re.search(r"uint64_t kRunSeed = ([0-9]+);", f.read()).group(1))
 
 
-def load_same():
-    """same(i, ref, res, ref64): the comparison every repro.py carries, with tsrepro's defaults
-    (equal NaN, exact dtype)."""
+def load_difference():
+    """difference(ref, res, ref64): the comparison every repro.py carries, with tsrepro's defaults
+    (equal NaN, exact dtype, no --cos, no --ignore-non-fp): the template's lines tagged #[flag]
+    kept as tsrepro's writer keeps them for those flags (repro/template_fill.h)."""
+    flags = {"exact"}
     with open(os.path.join(ROOT, "repro", "templates", "repro_py", "same.py")) as f:
-        source = f.read()
-    for name, value in (("__TOL__", default_tolerance()), ("__EQUAL_NAN__", "True"), ("__EXACT__", "True")):
+        lines = []
+        for line in f:
+            tag = re.search(r"\s*#\[(!?)(\w+)\]$", line.rstrip("\n"))
+            if tag and (tag.group(2) in flags) == (tag.group(1) == "!"):
+                continue
+            lines.append(line[:tag.start()] + "\n" if tag else line)
+    source = "".join(lines)
+    for name, value in (("__TOL__", default_tolerance()), ("__EQUAL_NAN__", "True")):
         source = source.replace(name, value)
     scope = {"torch": torch}
     exec(compile(source, "same.py", "exec"), scope)
-    return scope["same"]
+    return scope["difference"]
 
 
 def leaves(value):
@@ -148,16 +155,17 @@ def verdict(model_path, inputs, backend):
     if backend_error is not None:
         text = str(backend_error).strip()
         return {"status": "exception", "message": "%s: %s" % (type(backend_error).__name__, text[-300:])}
-    same = load_same()
-    with contextlib.redirect_stdout(sys.stderr):  # same() prints what differs; stdout holds the JSON
-        if len(ref) == len(res) and all(same(i, a, b, a) for i, (a, b) in enumerate(zip(ref, res))):
-            return {"status": "pass", "message": "", "graph": graph}
-        try:
-            ref64 = reference(model_path, inputs, fp64=True)
-        except Exception:
-            ref64 = ref  # dtype-specific graphs have no fp64 reference: allclose alone judges
-        failed = len(ref) != len(res) or not all(same(i, *sides) for i, sides in enumerate(zip(ref, res, ref64)))
-    return {"status": "accuracy" if failed else "pass", "message": "outputs differ" if failed else "", "graph": graph}
+    difference = load_difference()
+    if len(ref) == len(res) and all(difference(a, b, a) is None for a, b in zip(ref, res)):
+        return {"status": "pass", "message": "", "graph": graph}
+    try:
+        ref64 = reference(model_path, inputs, fp64=True)
+    except Exception:
+        ref64 = ref  # dtype-specific graphs have no fp64 reference: allclose alone judges
+    differences = [difference(*sides) for sides in zip(ref, res, ref64)]
+    failed = len(ref) != len(res) or any(why is not None for why in differences)
+    message = "; ".join("output %d: %s" % (i, why) for i, why in enumerate(differences) if why is not None)
+    return {"status": "accuracy" if failed else "pass", "message": message, "graph": graph}
 
 
 def main(argv):

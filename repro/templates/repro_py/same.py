@@ -4,8 +4,10 @@ def difference(ref, res, ref64):  # why an output differs, or None: torch._dynam
         return None if close else "%r vs %r" % (ref, res)
     if not torch.is_tensor(ref) or not torch.is_tensor(res):  # any other value (int, bool, str, None): equal
         return None if type(ref) == type(res) and ref == res else "%r vs %r" % (ref, res)
-    if __UNLIKE__:  # same(exact_dtype=__EXACT__); tsrepro: shapes alike (allclose would broadcast)
-        return "%s%s vs %s%s" % (ref.dtype, list(ref.shape), res.dtype, list(res.shape))
+    if ref.dtype != res.dtype:  # same(exact_dtype=True): the dtypes alike  #[exact]
+        return "%s vs %s" % (ref.dtype, res.dtype)  #[exact]
+    if ref.shape != res.shape:  # tsrepro: the shapes alike (allclose would broadcast)
+        return "shape %s vs %s" % (list(ref.shape), list(res.shape))
     ref = ref.to(res.dtype)  # same(exact_dtype=False) compares ref cast to res's dtype  #[!exact]
     if not (res.is_floating_point() or res.is_complex()):  # ignore_non_fp: only floating outputs are compared  #[ignore_non_fp]
         return None  #[ignore_non_fp]

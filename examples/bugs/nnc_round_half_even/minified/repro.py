@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # [JIT][NNC] aten::div + aten::round return wrong values under the TensorExpr fuser
 # Made by tsrepro 0.1.0 (libtorch 1.13.0, AMD EPYC); expected failure: accuracy (accuracy:float32).
-# Command: build/tsrepro minify /tmp/tmp.IbwhPme3Yy/nnc_round_half_even.case --backend nnc -o /tmp/tmp.IbwhPme3Yy/nnc_round_half_even.out -j 2
+# Command: build/tsrepro minify /tmp/tmp.vkQe0u1kGI/nnc_round_half_even.case --backend nnc -o /tmp/tmp.vkQe0u1kGI/nnc_round_half_even.out -j 2
 # Its nodes came from: aten::div at /work/main/examples/bugs/nnc_round_half_even/make_case.py:44 (centre, node 26); aten::round at /work/main/examples/bugs/nnc_round_half_even/make_case.py:44 (centre, node 27)
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import signal
@@ -32,7 +32,7 @@ def leaves(v): return [x for i in v for x in (leaves(i) if isinstance(i, (list, 
 
 
 def reference(inputs, fp64=False):  # eager: TorchScript's interpreter, without optimization passes
-    m = torch.jit.script(Repro().eval().to("cpu", torch.float64 if fp64 else None))
+    m = torch.jit.script(Repro().to("cpu", torch.float64 if fp64 else None))
     with torch.jit.optimized_execution(False):  # a fresh function of forward's graph, run as it is
         return torch._C._create_function_from_graph("forward", m.graph)(m, *inputs)
 
@@ -40,7 +40,7 @@ def reference(inputs, fp64=False):  # eager: TorchScript's interpreter, without 
 def backend(inputs, fp64=False):  # nnc: the profiling executor with the TensorExpr fuser forced on for the CPU
     torch._C._jit_override_can_fuse_on_cpu(True)
     torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())  # NNC's interpreter only without LLVM
-    compiled = torch.jit.script(Repro().eval().to("cpu"))
+    compiled = torch.jit.script(Repro().to("cpu"))
     compiled.__deepcopy__({})(*fresh(inputs))  # the profiling run, on a copy (forward may update Repro's state)
     return compiled(*inputs)
 
@@ -51,8 +51,10 @@ def difference(ref, res, ref64):  # why an output differs, or None: torch._dynam
         return None if close else "%r vs %r" % (ref, res)
     if not torch.is_tensor(ref) or not torch.is_tensor(res):  # any other value (int, bool, str, None): equal
         return None if type(ref) == type(res) and ref == res else "%r vs %r" % (ref, res)
-    if ref.dtype != res.dtype or ref.shape != res.shape:  # same(exact_dtype=True); tsrepro: shapes alike (allclose would broadcast)
-        return "%s%s vs %s%s" % (ref.dtype, list(ref.shape), res.dtype, list(res.shape))
+    if ref.dtype != res.dtype:  # same(exact_dtype=True): the dtypes alike
+        return "%s vs %s" % (ref.dtype, res.dtype)
+    if ref.shape != res.shape:  # tsrepro: the shapes alike (allclose would broadcast)
+        return "shape %s vs %s" % (list(ref.shape), list(res.shape))
     if not (res.is_floating_point() or res.is_complex()):  # integers and bools: equal (tsrepro: no rounding excuse)
         return None if torch.equal(ref, res) else "%d of %d elements differ" % ((ref != res).sum(), res.numel())
     if torch.allclose(ref, res, 1e-04, 1e-04, True):  # same(): allclose at tol

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # [JIT][freezing] aten::addmm raises torch while compiling under torch.jit.freeze + torch.jit.optimize_for_inference
 # Made by tsrepro 0.1.0 (libtorch 1.13.0, AMD EPYC); expected failure: exception (exception:compile:torch::jit::ErrorReport: The size of tensor a (N) must match the size of tensor b (N) at non-singleton dimension N).
-# Command: build/tsrepro minify /tmp/tmp.IbwhPme3Yy/ofi_addmm_chain.case --backend ofi -o /tmp/tmp.IbwhPme3Yy/ofi_addmm_chain.out -j 2
+# Command: build/tsrepro minify /tmp/tmp.vkQe0u1kGI/ofi_addmm_chain.case --backend ofi -o /tmp/tmp.vkQe0u1kGI/ofi_addmm_chain.out -j 2
 # Its nodes came from: aten::addmm at /work/main/examples/bugs/ofi_addmm_chain/make_case.py:51 (chain, node 22); aten::addmm at /work/main/examples/bugs/ofi_addmm_chain/make_case.py:52 (chain, node 23)
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import signal
@@ -40,7 +40,7 @@ def leaves(v): return [x for i in v for x in (leaves(i) if isinstance(i, (list, 
 
 
 def reference(inputs, fp64=False):  # eager: TorchScript's interpreter, without optimization passes
-    m = torch.jit.script(Repro().eval().to("cpu", torch.float64 if fp64 else None))
+    m = torch.jit.script(Repro().to("cpu", torch.float64 if fp64 else None))
     with torch.jit.optimized_execution(False):  # a fresh function of forward's graph, run as it is
         return torch._C._create_function_from_graph("forward", m.graph)(m, *inputs)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # [JIT][freezing] aten::conv2d + aten::clamp raise RuntimeError while compiling under torch.jit.freeze + torch.jit.optimize_for_inference
 # Made by tsrepro 0.1.0 (libtorch 1.13.0, AMD EPYC); expected failure: exception (exception:compile:RuntimeError: isDouble() INTERNAL ASSERT FAILED at ".<path>":N, please report a bug to PyTorch. ).
-# Command: build/tsrepro minify /tmp/tmp.IbwhPme3Yy/ofi_mkldnn_clamp_one_sided.case --backend ofi -o /tmp/tmp.IbwhPme3Yy/ofi_mkldnn_clamp_one_sided.out -j 2
+# Command: build/tsrepro minify /tmp/tmp.vkQe0u1kGI/ofi_mkldnn_clamp_one_sided.case --backend ofi -o /tmp/tmp.vkQe0u1kGI/ofi_mkldnn_clamp_one_sided.out -j 2
 # Its nodes came from: aten::conv2d at /work/main/examples/bugs/ofi_mkldnn_clamp_one_sided/make_case.py:55 (clamped.conv, node 25); aten::clamp at /work/main/examples/bugs/ofi_mkldnn_clamp_one_sided/make_case.py:55 (clamped, node 26)
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import signal
@@ -37,7 +37,7 @@ def leaves(v): return [x for i in v for x in (leaves(i) if isinstance(i, (list, 
 
 
 def reference(inputs, fp64=False):  # eager: TorchScript's interpreter, without optimization passes
-    m = torch.jit.script(Repro().eval().to("cpu", torch.float64 if fp64 else None))
+    m = torch.jit.script(Repro().to("cpu", torch.float64 if fp64 else None))
     with torch.jit.optimized_execution(False):  # a fresh function of forward's graph, run as it is
         return torch._C._create_function_from_graph("forward", m.graph)(m, *inputs)
 
