@@ -58,6 +58,7 @@
 #include "capture/subject_graph.h"
 #include "capture/tsrepro_child.h"
 #include "runner/backends/fusion_group.h"
+#include "runner/file_util.h"
 #include "runner/ivalue_tensors.h"
 #include "tsrepro/after_settings.h"
 #include "tsrepro/case.h"  // graph_to_ir
@@ -241,10 +242,7 @@ bool holds_undefined_tensor(const c10::IValue& value) {
 struct ScratchDirectory {
   std::string path;
   explicit ScratchDirectory(std::string p) : path(std::move(p)) { fs::create_directories(path); }
-  ~ScratchDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path, ignored);
-  }
+  ~ScratchDirectory() { remove_tree(path); }  // not fs::remove_all: see runner/file_util.h
 };
 
 // Writes the subject and its inputs, then has the tsrepro executable import and judge them.
@@ -403,8 +401,7 @@ const torch::jit::RegisterOperators capture_ops({
           if (kept_until_done.empty()) return;
           const auto kept = kept_until_done.find(subject);
           if (kept == kept_until_done.end()) return;
-          std::error_code ignored;  // the program goes on whatever happens to the file
-          fs::remove_all(kept->second, ignored);
+          remove_tree(kept->second);  // the program goes on whatever happens to the file
           kept_until_done.erase(kept);
         },
         conservative()),

@@ -1,6 +1,6 @@
 #pragma once
 // The workflow on a case directory's graph instead of a module: what `tsrepro after` runs for
-// the Python shim (scripts/tsrepro.py), which saves the module and its inputs and imports them.
+// the Python shim (python/tsrepro/after.py), which saves the module and its inputs and imports them.
 
 #include "tsrepro/after.h"
 #include "tsrepro/case.h"
