@@ -8,6 +8,8 @@
 #include <torch/script.h>
 
 #include "runner/evaluate.h"
+
+#include "runner/accuracy_verdict.h"
 #include "runner/fp64_reference.h"
 #include "runner/torch_save_reader.h"
 #include "runner/written_inputs.h"
@@ -186,14 +188,6 @@ CompareResult compare_sides(const SideResult& ref, const SideResult& res, const 
   return forward;
 }
 
-std::string describe_diff(const OutputDiff& d) {
-  std::ostringstream text;
-  text << "output " << d.path << " (" << d.dtype << "): max_abs " << d.max_abs << ", max_rel " << d.max_rel;
-  if (d.nonfinite_mismatches > 0) text << ", " << d.nonfinite_mismatches << " inf/NaN elements differ";
-  if (!d.reason.empty()) text << ": " << d.reason;
-  return text.str();
-}
-
 }  // namespace
 
 Verdict verdict_for_current_exception(const std::string& phase) { return exception_verdict(phase); }
@@ -359,14 +353,7 @@ Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::
       // No fp64 reference for this graph (dtype-specific ops): judge by allclose alone, as same() does.
     }
   }
-  verdict.outputs = comparison.outputs;
-  if (const OutputDiff* worst = comparison.first_failure()) {
-    verdict.status = Status::Accuracy;
-    // Outputs come first (compare_sides): a gradient as the first failure means the forward agreed.
-    verdict.phase = worst->path.rfind(kGradientPath, 0) == 0 ? "backward" : "run";
-    verdict.signature = accuracy_signature(worst->dtype, verdict.phase);
-    verdict.message = describe_diff(*worst);
-  }
+  judge_accuracy(comparison, verdict);  // outputs come first (compare_sides), then the gradients
   return finish(verdict);
 }
 

@@ -1,8 +1,10 @@
-// The workflow's accuracy check: interpreter (and its fp64 run) against a backend's result.
+// The workflow's accuracy check: interpreter (and its fp64 run) against a backend's result, judged
+// as the runner judges (runner/accuracy_verdict.h).
 
 #include <torch/script.h>
 
 #include "repro/after/accuracy_check.h"
+#include "runner/accuracy_verdict.h"
 #include "runner/backends/builtin.h"
 #include "runner/fp64_reference.h"
 
@@ -20,14 +22,9 @@ std::optional<Verdict> accuracy_failure(const std::shared_ptr<torch::jit::Graph>
     // Some graphs cannot run in fp64 (a dtype-specialized op): same() then uses ref as fp64.
   }
   const CompareResult result = compare_outputs(expected, got, fp64 ? &*fp64 : nullptr, options);
-  if (result.same) return std::nullopt;
   Verdict v;
-  v.status = Status::Accuracy;
-  v.phase = "run";
-  v.outputs = result.outputs;
-  const OutputDiff* worst = result.first_failure();
-  v.signature = accuracy_signature(worst ? worst->dtype : "");
-  v.message = worst ? "output " + worst->path + ": " + worst->reason : "outputs differ";
+  judge_accuracy(result, v);
+  if (v.status != Status::Accuracy) return std::nullopt;
   return v;
 }
 
