@@ -240,12 +240,6 @@ void print_summary(const nlohmann::json& s, const std::string& out_dir) {
               << dir << "/build/repro " << dir << "\n";
 }
 
-void write_text_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  std::ofstream(temporary) << text;
-  fs::rename(temporary, path);
-}
-
 }  // namespace
 
 int list_passes_command() {
@@ -302,7 +296,7 @@ int minify_command(const MinifyCliOptions& o) {
 
   const std::string repro_dir = writer.write_final(stamped(result.minimized, observer.earlier(), result.stats));
   const nlohmann::json summary = summary_json(result, observer.earlier(), repro_dir);
-  write_text_atomically(out_dir + "/summary.json", summary.dump(2) + "\n");
+  write_file_atomically(out_dir + "/summary.json", summary.dump(2) + "\n");
   if (o.json)
     std::cout << summary.dump() << "\n";
   else

@@ -105,17 +105,6 @@ Verdict observe(const Case& c, const ReproSettings& settings, const fs::path& ca
   return runner.evaluate(request);
 }
 
-// Writes `text` to `path` through a temporary sibling, so that a killed run leaves the old file or the new one.
-void write_file_atomically(const fs::path& path, const std::string& text) {
-  const fs::path temporary = path.parent_path() / ("." + path.filename().string() + ".tmp");
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out << text;
-    if (!out) throw UserError(temporary.string() + ": cannot write");
-  }
-  fs::rename(temporary, path);
-}
-
 struct ScratchDir {
   fs::path path;
   ScratchDir() {
@@ -158,7 +147,7 @@ int report_command(const ReportOptions& o) {
   std::ofstream(bundle / "ISSUE.md", std::ios::binary) << markdown;
 
   const fs::path issue = dir / "ISSUE.md";
-  write_file_atomically(issue, markdown);
+  write_file_atomically(issue.string(), markdown);
   std::cout << issue.string() << "\n";
   if (o.archive) {
     const fs::path archive = dir / "tsrepro-report.tar.gz";

@@ -26,16 +26,6 @@ std::vector<char> pickled(const c10::IValue& value) {
   return torch::jit::pickle_save(c10::ivalue::Tuple::create(std::vector<c10::IValue>{value}));
 }
 
-// Written under a temporary name and renamed: a slot running in parallel never reads half a file.
-void write_file(const std::string& path, const std::vector<char>& bytes) {
-  const std::string temporary = path + ".tmp-" + std::to_string(reinterpret_cast<uintptr_t>(&bytes));
-  {
-    std::ofstream out(temporary, std::ios::binary);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  }
-  fs::rename(temporary, path);
-}
-
 // Names a small non-tensor value's file by its pickled bytes.
 uint64_t content_hash(const std::vector<char>& bytes) {
   uint64_t h = kContentHashSeed;
@@ -90,7 +80,8 @@ std::string WorkerInterest::value_file(const c10::IValue& value) {
   }
   const std::vector<char> bytes = pickled(value);
   const std::string path = scratch_dir_ + "/value-" + std::to_string(content_hash(bytes)) + ".pt";
-  if (!fs::exists(path)) write_file(path, bytes);
+  // Atomically: a slot running in parallel never reads half a file.
+  if (!fs::exists(path)) write_file_atomically(path, std::string_view(bytes.data(), bytes.size()));
   return path;
 }
 

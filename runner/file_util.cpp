@@ -1,8 +1,14 @@
 #include "runner/file_util.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cstdio>
+#include <fstream>
 
 #include <ftw.h>
+
+#include "tsrepro/error.h"
 
 namespace tsrepro {
 namespace {
@@ -13,6 +19,26 @@ int remove_entry(const char* path, const struct stat*, int, struct FTW*) {
 }
 
 }  // namespace
+
+void write_file_atomically(const std::string& path, std::string_view bytes) {
+  static std::atomic<unsigned> calls{0};
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
+  const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
+  const std::string temporary =
+      dir + "." + name + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(calls++);
+  bool written = false;
+  {
+    std::ofstream out(temporary, std::ios::binary);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    written = static_cast<bool>(out);
+  }
+  if (!written || std::rename(temporary.c_str(), path.c_str()) != 0) {
+    std::remove(temporary.c_str());
+    throw UserError(path + ": cannot write");
+  }
+}
 
 void remove_tree(const std::string& path) noexcept {
   // Depth first, without following symlinks: children go before their directory.
