@@ -281,8 +281,7 @@ ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted,
   // values: libtorch's frontend folds it as it compiles, and every backend lowers it first.
   torch::jit::LowerSimpleTuples(graph);
   torch::jit::EliminateDeadCode(graph);
-  form.packed = graph->outputs().size() != 1;
-  if (form.packed) {
+  if (graph->outputs().size() != 1) {  // forward returns one value: several outputs as one tuple
     std::vector<Value*> outputs(graph->outputs().begin(), graph->outputs().end());
     Value* tuple = graph->insertNode(graph->createTuple(outputs))->output();
     while (!graph->outputs().empty()) graph->eraseOutput(0);

@@ -30,8 +30,7 @@ struct ModuleAttribute {
 
 struct ModuleForm {
   std::vector<ModuleAttribute> attributes;  // in graph input order
-  std::vector<size_t> forward_inputs;       // the graph inputs forward takes, in order
-  bool packed = false;                      // several outputs: forward returns them as one tuple
+  std::vector<size_t> forward_inputs;  // the graph inputs forward takes, in order (several outputs: one tuple)
   // `def forward(self, ...)` as libtorch prints it (two-space indent), for Module::define.
   std::string printed_forward;
   // It calls ops.<namespace>.<op> or annotate(): Module::define needs a resolver for them.

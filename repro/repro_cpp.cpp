@@ -119,10 +119,10 @@ std::string compare_header() {
 }  // namespace
 
 std::string repro_cpp_source(const Case& c, const ReproSettings& s) {
-  return repro_cpp_source(c, s, case_module_archive(c, s));
+  return repro_cpp_source(c, s, repro_modules(c, s));
 }
 
-std::string repro_cpp_source(const Case& c, const ReproSettings& s, const std::optional<std::string>& case_module) {
+std::string repro_cpp_source(const Case& c, const ReproSettings& s, const ReproModules& modules) {
   // A backend needs a section file (repro/templates/repro_cpp/backend_<name>.cpp.in) to get a repro.cpp.
   static const std::set<std::string> kWithCppSection = {"eager", "jit", "nnc", "ofi", "inject"};
   check_backend_has_section(s.run.ref, "repro.cpp", kWithCppSection);
@@ -142,7 +142,6 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const std::o
   const std::optional<InjectSection> injected =
       plan ? std::optional<InjectSection>(inject_section_parts(*plan)) : std::nullopt;
   // The model: Repro's forward as source (repro/module_source.h), or IR text where it cannot be.
-  const ReproModules modules = repro_modules(c, s);
   const bool module = modules.ir_form_reason.empty();
   if (module) {
     flags.insert("module");
@@ -161,7 +160,7 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const std::o
     if (injected->flags.count("backward_error")) flags.insert("backward_error");
   }
   const std::vector<c10::IValue> inputs = reproducer_input_values(c, s);
-  if (case_module && !module) {
+  if (const std::optional<std::string>& case_module = modules.case_module) {
     const bool inline_module = case_module->size() <= kInlineModuleBytes;
     flags.insert(inline_module ? "case_module_inline" : "case_module_file");
     if (inline_module) values["CASE_MODULE_BYTES"] = cpp_string_lines(*case_module, "    ");
@@ -240,12 +239,13 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const std::o
 std::string repro_cmake_source() { return templates::repro_cpp_cmake_lists; }
 
 std::map<std::string, std::string> reproducer_files(const Case& c, const ReproSettings& settings) {
-  const std::optional<std::string> case_module = case_module_archive(c, settings);
-  std::map<std::string, std::string> files = {{"repro.py", repro_py_source(c, settings, case_module)},
-                                              {"repro.cpp", repro_cpp_source(c, settings, case_module)},
+  const ReproModules modules = repro_modules(c, settings);
+  std::map<std::string, std::string> files = {{"repro.py", repro_py_source(c, settings, modules)},
+                                              {"repro.cpp", repro_cpp_source(c, settings, modules)},
                                               {"CMakeLists.txt", repro_cmake_source()}};
   if (settings.expected_kind == "accuracy" || settings.run.backward) files["tsrepro_compare.h"] = compare_header();
-  if (case_module && case_module->size() > kInlineModuleBytes) files["case_module.pt"] = *case_module;
+  if (modules.case_module && modules.case_module->size() > kInlineModuleBytes)
+    files["case_module.pt"] = *modules.case_module;
   return files;
 }
 

@@ -276,10 +276,10 @@ void add_module_form(const ReproModules& modules, const InputCode& inputs, const
 }  // namespace
 
 std::string repro_py_source(const Case& c, const ReproSettings& s) {
-  return repro_py_source(c, s, case_module_archive(c, s));
+  return repro_py_source(c, s, repro_modules(c, s));
 }
 
-std::string repro_py_source(const Case& c, const ReproSettings& s, const std::optional<std::string>& case_module) {
+std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproModules& modules) {
   // A backend needs a section file (repro/templates/repro_py/backend_<name>.py) to get a repro.py.
   static const std::set<std::string> kWithPythonSection = {"eager", "jit", "nnc", "ofi", "inject"};
   check_backend_has_section(s.run.ref, "repro.py", kWithPythonSection);
@@ -303,7 +303,6 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const std::op
     values["FAULT_OP"] = "\n" + std::string(templates::repro_py_backward_error_op) + "\n";
 
   const InputCode inputs = input_code(c, s);
-  const ReproModules modules = repro_modules(c, s);
   SectionForm form;
   form.module = modules.ir_form_reason.empty();
   form.random = random_number_flags(*c.graph);
@@ -335,7 +334,7 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const std::op
 
   // Sections: the reference, the backend, the comparison.
   std::string sections;
-  if (case_module && !form.module) {
+  if (const std::optional<std::string>& case_module = modules.case_module) {
     flags.insert("ofi");
     const bool inline_module = case_module->size() <= kInlineModuleBytes;
     flags.insert(inline_module ? "case_module_inline" : "case_module_file");

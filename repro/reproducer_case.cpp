@@ -26,18 +26,31 @@ std::string reproducer_graph_ir(const Case& c, const ReproSettings& settings) {
   return graph_to_ir(*reproducer_graph(c, settings));
 }
 
-ReproModules repro_modules(const Case& c, const ReproSettings& settings) {
-  ReproModules modules;
+namespace {
+
+std::optional<std::string> case_module_archive(const Case& c, const ReproSettings& settings) {
+  if (backend_family(settings.run.ref) != "ofi" && backend_family(settings.run.backend) != "ofi") return std::nullopt;
+  BackendInput input;
+  input.graph = c.graph;
+  for (const InputSpec& spec : c.inputs) input.lifted.push_back(spec.lifted);
+  bool packed = false;
+  std::ostringstream archive;
+  module_of_case(input, reproducer_input_values(c, settings), packed).save(archive);
+  return archive.str();
+}
+
+// The module form in `modules`, or the reason the IR form stays in its ir_form_reason.
+void choose_module_form(const Case& c, const ReproSettings& settings, ReproModules& modules) {
   // The profiling executor keeps its state in a compiled forward, which every instance of one
   // scripted class shares: a reference and a backend that both profile need two graphs.
   static const std::set<std::string> kProfiling = {"jit", "nnc"};
   if (kProfiling.count(backend_family(settings.run.ref)) && kProfiling.count(backend_family(settings.run.backend))) {
     modules.ir_form_reason = "the reference and the backend both run the profiling executor, which one class shares";
-    return modules;
+    return;
   }
   if (settings.run.backward) {
     modules.ir_form_reason = "--backward compares the gradients of the lifted inputs, which IR keeps as inputs";
-    return modules;
+    return;
   }
   std::vector<bool> lifted;
   for (const InputSpec& spec : c.inputs) lifted.push_back(spec.lifted);
@@ -56,22 +69,19 @@ ReproModules repro_modules(const Case& c, const ReproSettings& settings) {
       modules.ir_form_reason = modules.injected->fallback;
     }
   }
+}
+
+}  // namespace
+
+ReproModules repro_modules(const Case& c, const ReproSettings& settings) {
+  ReproModules modules;
+  choose_module_form(c, settings, modules);
+  if (!modules.ir_form_reason.empty()) modules.case_module = case_module_archive(c, settings);
   return modules;
 }
 
 std::vector<c10::IValue> reproducer_input_values(const Case& c, const ReproSettings& settings) {
   return uses_fake_inputs(c, settings) ? make_fake_inputs(c.inputs, settings.run.seed) : *c.values;
-}
-
-std::optional<std::string> case_module_archive(const Case& c, const ReproSettings& settings) {
-  if (backend_family(settings.run.ref) != "ofi" && backend_family(settings.run.backend) != "ofi") return std::nullopt;
-  BackendInput input;
-  input.graph = c.graph;
-  for (const InputSpec& spec : c.inputs) input.lifted.push_back(spec.lifted);
-  bool packed = false;
-  std::ostringstream archive;
-  module_of_case(input, reproducer_input_values(c, settings), packed).save(archive);
-  return archive.str();
 }
 
 bool uses_fake_inputs(const Case& c, const ReproSettings& settings) {

@@ -31,30 +31,28 @@ inline constexpr size_t kInlineModuleBytes = 65536;
 // The values the runner would feed the graph: the case's own, or its seeded fake ones.
 std::vector<c10::IValue> reproducer_input_values(const Case& c, const ReproSettings& settings);
 
-// Where the reference or the backend is ofi: the module it freezes (runner/backends/ofi.h: the
-// graph as forward, the lifted inputs holding the reproducer's input values), as
-// torch::jit::Module::save writes it. nullopt where no ofi runs. Made once per case: it holds the
-// parameters, so reproducer_files passes it to both writers.
-std::optional<std::string> case_module_archive(const Case& c, const ReproSettings& settings);
-
-// The writers of writer.h with the case module already made (they make it themselves otherwise).
-std::string repro_py_source(const Case& c, const ReproSettings& settings,
-                            const std::optional<std::string>& case_module);
-std::string repro_cpp_source(const Case& c, const ReproSettings& settings,
-                             const std::optional<std::string>& case_module);
-
 // The case's graph with every Device constant naming the run's device (as tsrepro's --device
 // does), and as graph.ir.
 std::shared_ptr<torch::jit::Graph> reproducer_graph(const Case& c, const ReproSettings& settings);
 std::string reproducer_graph_ir(const Case& c, const ReproSettings& settings);
 
-// The module form both reproducers write (repro/module_source.h), or why they keep the IR form.
+// The model both reproducers write: the module form (repro/module_source.h), or why they keep
+// the IR form. Made once per case (it prints and compiles the forward, and the IR form's archive
+// holds the parameters): reproducer_files passes it to both writers.
 struct ReproModules {
   ModuleForm repro;
   std::optional<ModuleForm> injected;  // inject faults that edit the graph: Repro with the edit
   std::string ir_form_reason;          // non-empty: the IR form, for this reason
+  // The IR form where the reference or the backend is ofi: the module it freezes
+  // (runner/backends/ofi.h: the graph as forward, the lifted inputs holding the reproducer's input
+  // values), as torch::jit::Module::save writes it. nullopt otherwise (the module form scripts Repro).
+  std::optional<std::string> case_module;
 };
 ReproModules repro_modules(const Case& c, const ReproSettings& settings);
+
+// The writers of writer.h with the model already made (they make it themselves otherwise).
+std::string repro_py_source(const Case& c, const ReproSettings& settings, const ReproModules& modules);
+std::string repro_cpp_source(const Case& c, const ReproSettings& settings, const ReproModules& modules);
 
 // "aten::max_pool2d at resnet.py:270 (maxpool, node 17); ...": where the graph's nodes came
 // from, for a reproducer's header; the first kListedNodeOrigins of them. Empty without origins.
