@@ -57,7 +57,7 @@
 #include "capture/capture_voice.h"
 #include "capture/subject_graph.h"
 #include "capture/tsrepro_child.h"
-#include "runner/backends/fusion_group.h"
+#include "backends/fusion_group.h"
 #include "runner/file_util.h"
 #include "runner/ivalue_tensors.h"
 #include "tsrepro/after_settings.h"
@@ -149,7 +149,7 @@ struct SubjectRecord {
 std::mutex subjects_mutex;
 std::vector<SubjectRecord> subjects;   // by the id the pass gave them
 std::unordered_set<uint64_t> claimed;  // input_signature()s checked, or being checked
-std::atomic<int> checks_started{0};    // numbers the checks: fusion_<n>_group_0, graph_<n>
+std::atomic<int> checks_started{0};    // numbers the checks: subject_directory_name(n, ...)
 
 // Per thread, what the calls of every run pass on, kept so that a run that was checked before
 // costs a hash and a lookup, no allocation and no lock: subject_input's values, by subject id
@@ -238,79 +238,55 @@ bool holds_undefined_tensor(const c10::IValue& value) {
   return any_tensor(value, [](const at::Tensor& t) { return !t.defined(); });
 }
 
-// The check's scratch directory goes whichever way the check ends, an exception included.
-struct ScratchDirectory {
-  std::string path;
-  explicit ScratchDirectory(std::string p) : path(std::move(p)) { fs::create_directories(path); }
-  ~ScratchDirectory() { remove_tree(path); }  // not fs::remove_all: see runner/file_util.h
-};
-
-// Writes the subject and its inputs, then has the tsrepro executable import and judge them.
-void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
-  const SubjectRecord subject = [&] {
-    std::lock_guard<std::mutex> lock(subjects_mutex);
-    return subjects.at(static_cast<size_t>(id));
-  }();
-  const int n = ++checks_started;
-  const std::string& what = subject.what;
-  // What the case's graph takes: the program's values (less the module, saved on its own, or an
-  // unused one), then the lifted constants'.
+// What the case's graph takes: the program's values (less the module, saved on its own, or an
+// unused one), then the lifted constants'.
+std::vector<c10::IValue> case_arguments(const SubjectRecord& subject, const std::vector<c10::IValue>& inputs) {
   const bool module_call = subject.module_subject;
   const size_t skipped = module_call || subject.drops_first_input ? 1 : 0;
   std::vector<c10::IValue> arguments(inputs.begin() + std::min(skipped, inputs.size()), inputs.end());
   if (!module_call) arguments.insert(arguments.end(), subject.lifted.begin(), subject.lifted.end());
+  return arguments;
+}
+
+// Why a subject with these arguments is not checked; empty when it is.
+std::string reason_not_to_check(const std::vector<c10::IValue>& arguments) {
   const size_t bytes = tensor_data_bytes(arguments);
-  if (bytes > settings().max_bytes) {
-    log_line(what + ": skipped: its inputs hold " + std::to_string(bytes) +
-             " bytes of tensor data, over TSREPRO_CAPTURE_MAX_BYTES=" + std::to_string(settings().max_bytes));
-    return;
-  }
-  for (size_t i = 0; i < arguments.size(); ++i) {
-    if (!holds_undefined_tensor(arguments[i])) continue;
-    log_line(what + ": not checked: its input " + std::to_string(i) +
-             " holds an undefined tensor (a gradient nothing computed), which no case can hold");
-    return;
-  }
-  const std::string run = run_dir();
-  const ScratchDirectory scratch_directory(run + "/.capture-" + std::to_string(n));
-  const std::string& scratch = scratch_directory.path;
-  // What `tsrepro import` reads: the graph as IR, or, for a graph that reads its module, the
-  // module itself as it is now, whose forward import inlines and lifts.
-  const std::string source = scratch + (module_call ? "/model.pt" : "/graph.ir");
+  if (bytes > settings().max_bytes)
+    return "skipped: its inputs hold " + std::to_string(bytes) +
+           " bytes of tensor data, over TSREPRO_CAPTURE_MAX_BYTES=" + std::to_string(settings().max_bytes);
+  for (size_t i = 0; i < arguments.size(); ++i)
+    if (holds_undefined_tensor(arguments[i]))
+      return "not checked: its input " + std::to_string(i) +
+             " holds an undefined tensor (a gradient nothing computed), which no case can hold";
+  return "";
+}
+
+// Writes what `tsrepro import` reads into `scratch`: the graph as IR with its origins, or, for a
+// graph that reads its module, the module itself as it is now, whose forward import inlines and
+// lifts; and the arguments. Returns the import's arguments.
+std::vector<std::string> write_import_files(const SubjectRecord& subject, const std::vector<c10::IValue>& inputs,
+                                            const std::vector<c10::IValue>& arguments, const std::string& scratch) {
+  const std::string source = scratch + (subject.module_subject ? "/model.pt" : "/graph.ir");
   std::vector<std::string> import = {"import", source, "--inputs", scratch + "/inputs.pt", "-o", scratch + "/case"};
-  if (module_call) {
+  if (subject.module_subject) {
     torch::jit::Module(inputs.front().toObject()).save(source);
   } else {
     std::ofstream(source) << subject.ir;
     std::ofstream(scratch + "/origins.json") << subject.origins_json;
     import.insert(import.end(), {"--origins", scratch + "/origins.json"});
   }
-  {
-    const std::vector<char> pickled = torch::jit::pickle_save(c10::ivalue::Tuple::create(arguments));
-    std::ofstream(scratch + "/inputs.pt", std::ios::binary).write(pickled.data(), pickled.size());
-  }
-  const std::string child_log = run + "/capture-" + std::to_string(n) + ".log";
-  const ChildResult imported = run_tsrepro(import, run, child_log);
-  if (!imported.started) {
-    static std::atomic<bool> said{false};
-    const std::string line = what + ": not checked: cannot run " + tsrepro_executable() + " (set TSREPRO_BIN)";
-    log_line(line);
-    if (!said.exchange(true)) say(line);
-    fs::remove(child_log);
-    return;
-  }
-  if (imported.exit_code != 0) {
-    log_line(what + ": could not be imported (see " + child_log + "); not checked");
-    return;
-  }
-  // The child is `tsrepro after`: the subject, compiled again under the backend and checked as
-  // TSREPRO_AFTER and TSREPRO_LEVEL (passed through) say, with the level's consequences.
-  std::vector<std::string> after = {"after", scratch + "/case", "--id", std::to_string(n)};
-  for (const std::string& arg : backend_arguments()) after.push_back(arg);
-  const ChildResult checked = run_tsrepro(after, run, child_log);
-  // The names `tsrepro after --id n` gives its subjects (repro/after/compiled_module.cpp).
-  const std::string written =
-      run + (subject.fusion_group ? "/fusion_" + std::to_string(n) + "_group_0" : "/graph_" + std::to_string(n));
+  const std::vector<char> pickled = torch::jit::pickle_save(c10::ivalue::Tuple::create(arguments));
+  std::ofstream(scratch + "/inputs.pt", std::ios::binary).write(pickled.data(), pickled.size());
+  return import;
+}
+
+// What follows the check `tsrepro after` made of subject `id` (the n-th check), whose case it
+// wrote as `written`: a pass keeps the case from level 3 until the program's own run is over; a
+// failure is said; a crashed check leaves the case, and from level 3 minifies it.
+void act_on_check(int64_t id, const SubjectRecord& subject, const ChildResult& checked, const std::string& scratch,
+                  const std::string& written, const std::string& child_log) {
+  const std::string& what = subject.what;
+  const std::string run = run_dir();
   if (checked.exit_code == 0) {
     log_line(what + (subject.fusion_group ? ": agrees with the interpreter" : ": ran without failing"));
     // From level 3 the case stays until the program's own run of the subject is over
@@ -328,8 +304,8 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
     return;
   }
   // The check itself crashed (a kernel that segfaults, as the program's own run may next): the
-  // case, written before the check ran, stays; from level 3 the minifier
-  // runs on it now, in a process of its own (its sanity run finds the crash again).
+  // case, written before the check ran, stays; from level 3 the minifier runs on it now, in a
+  // process of its own (its sanity run finds the crash again).
   const std::string how = checked.signal ? "died of signal " + std::to_string(checked.signal)
                                          : "exited " + std::to_string(checked.exit_code);
   log_line(what + ": the check " + how + " (" + child_log + ")");
@@ -343,6 +319,45 @@ void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
     log_line("minify exited " + std::to_string(minified.exit_code) + ": " + written + "-minified");
   }
   say(what + ": the check " + how + "; see " + run + "/capture.log");
+}
+
+// Writes the subject and its inputs, then has the tsrepro executable import and judge them.
+void check_subject(int64_t id, const std::vector<c10::IValue>& inputs) {
+  const SubjectRecord subject = [&] {
+    std::lock_guard<std::mutex> lock(subjects_mutex);
+    return subjects.at(static_cast<size_t>(id));
+  }();
+  const int n = ++checks_started;
+  const std::vector<c10::IValue> arguments = case_arguments(subject, inputs);
+  if (const std::string reason = reason_not_to_check(arguments); !reason.empty()) {
+    log_line(subject.what + ": " + reason);
+    return;
+  }
+  const std::string run = run_dir();
+  // The check's scratch directory goes whichever way the check ends, an exception included.
+  const ScratchDirectory scratch = ScratchDirectory::at(run + "/.capture-" + std::to_string(n));
+  const std::vector<std::string> import = write_import_files(subject, inputs, arguments, scratch.path());
+  const std::string child_log = run + "/capture-" + std::to_string(n) + ".log";
+  const ChildResult imported = run_tsrepro(import, run, child_log);
+  if (!imported.started) {
+    static std::atomic<bool> said{false};
+    const std::string line = subject.what + ": not checked: cannot run " + tsrepro_executable() + " (set TSREPRO_BIN)";
+    log_line(line);
+    if (!said.exchange(true)) say(line);
+    fs::remove(child_log);
+    return;
+  }
+  if (imported.exit_code != 0) {
+    log_line(subject.what + ": could not be imported (see " + child_log + "); not checked");
+    return;
+  }
+  // The child is `tsrepro after`: the subject, compiled again under the backend and checked as
+  // TSREPRO_AFTER and TSREPRO_LEVEL (passed through) say, with the level's consequences.
+  std::vector<std::string> after = {"after", scratch.path() + "/case", "--id", std::to_string(n)};
+  for (const std::string& arg : backend_arguments()) after.push_back(arg);
+  const ChildResult checked = run_tsrepro(after, run, child_log);
+  const std::string written = run + "/" + subject_directory_name(n, subject.fusion_group ? 0 : -1);
+  act_on_check(id, subject, checked, scratch.path(), written, child_log);
 }
 
 // ---- the operators and the pass ------------------------------------------------------------------

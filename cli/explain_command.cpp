@@ -6,7 +6,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "cli/commands.h"
+#include "cli/command.h"
 #include "minifier/gradient_attribution.h"
 #include "runner/autograd_table.h"
 #include "runner/evaluate.h"
@@ -19,6 +19,15 @@ namespace {
 
 constexpr size_t kListedGradients = 8;  // disagreeing gradients listed besides the culprit's
 
+struct ExplainOptions {
+  std::string case_dir;
+  std::string backend;                    // empty: the reference alone
+  std::vector<std::string> backend_opts;  // --backend-opt key=value
+  bool json = false;
+  bool fake_inputs = false;
+  uint64_t seed = 0;
+};
+
 struct ExplainedGradients {
   Verdict whole;                                   // the case under the backend, gradients compared
   std::optional<GradientAttribution> attribution;  // when the failure is in the backward pass
@@ -30,11 +39,7 @@ ExplainedGradients explain_gradients(Case c, const std::vector<c10::IValue>& inp
   c.values = inputs;
   Evaluator evaluator;
   auto verdict_of = [&](const Case& candidate) -> std::optional<Verdict> {
-    EvalRequest request;
-    request.graph_ir = graph_to_ir(*candidate.graph);
-    request.specs = candidate.inputs;
-    request.run = spec;
-    return evaluator.evaluate_values(request, *candidate.values, [](const std::string&) {});
+    return evaluator.evaluate_values(eval_request(candidate, spec, ""), *candidate.values, [](const std::string&) {});
   };
   ExplainedGradients explained{*verdict_of(c), std::nullopt};
   const Verdict& whole = explained.whole;
@@ -108,8 +113,8 @@ std::string explained_text(const ExplainedGradients& e, const AutogradTable& tab
   return out.str();
 }
 
-}  // namespace
-
+// The forward nodes with the autograd nodes that differentiate them, and the backward graph in
+// the order the engine runs it. Exit 0.
 int explain_command(const ExplainOptions& o) {
   const Case c = load_case(o.case_dir);
   const std::vector<c10::IValue> inputs = c.values && !o.fake_inputs ? *c.values : make_fake_inputs(c.inputs, o.seed);
@@ -132,5 +137,31 @@ int explain_command(const ExplainOptions& o) {
   }
   return 0;
 }
+
+class ExplainCommand : public Command {
+ public:
+  CLI::App* add_to(CLI::App& app, Invocation& invocation) override {
+    auto* cmd = app.add_subcommand(
+        "explain",
+        "list which autograd node (by sequence number) differentiates each node of a case, and the backward order");
+    cmd->add_option("case", options_.case_dir, "a case directory")->required();
+    cmd->add_option("--backend", options_.backend,
+                    "also say which of this backend's differentiable subgraphs (and fusion groups) covers each node");
+    cmd->add_option("--backend-opt", options_.backend_opts, "backend option key=value (repeatable)");
+    cmd->add_flag("--json", options_.json, "print the tables as one JSON object");
+    cmd->add_flag("--fake-inputs", options_.fake_inputs, "use seeded fake inputs of the recorded shapes");
+    cmd->add_option("--seed", options_.seed, "seed of the fake inputs");
+    add_load_library_flag(*cmd, invocation.libraries);
+    return cmd;
+  }
+  int run(const Invocation&) override { return explain_command(options_); }
+
+ private:
+  ExplainOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_explain_command() { return std::make_unique<ExplainCommand>(); }
 
 }  // namespace tsrepro::cli

@@ -15,7 +15,8 @@
 
 #include <spdlog/spdlog.h>
 
-#include "cli/commands.h"
+#include "cli/command.h"
+#include "cli/evaluation_flags.h"
 #include "repro/checkpoints.h"
 #include "runner/file_util.h"
 #include "tsrepro/error.h"
@@ -25,6 +26,20 @@ namespace fs = std::filesystem;
 
 namespace tsrepro::cli {
 namespace {
+
+struct MinifyCliOptions : EvaluationCliOptions {
+  std::string output_dir;
+  bool accuracy = false;
+  std::string check_str;
+  std::string test_command;
+  int jobs = 1;
+  std::vector<std::string> passes;
+  bool resume = false;
+  bool skip_sanity = false;
+  bool offload = false;
+  bool json = false;
+  bool list_passes = false;
+};
 
 // Totals carried over from the run a --resume continues: the checkpoint records them.
 struct EarlierProgress {
@@ -85,7 +100,7 @@ class ConsoleObserver : public MinifyObserver {
                                same_values(state, loaded_) ? case_dir_ + "/inputs.pt" : std::string());
     clear_live_line();
     steps_ << "start: " << count_compute_nodes(*state.graph) << " compute nodes, failure "
-           << (state.expected ? state.expected->kind + ": " + state.expected->signature
+           << (state.expected ? state.expected->status_text() + ": " + state.expected->signature
                               : std::string("(decided by the test)"))
            << (resumed_ ? "  (resumed from a checkpoint)" : "") << std::endl;
   }
@@ -160,9 +175,9 @@ MinifyOptions engine_options(const MinifyCliOptions& o) {
 // --skip-sanity: the failure to keep, without running the original. Recorded in case.json (a
 // checkpoint, a TSREPRO_AFTER dump), or not needed by the interest rule.
 ExpectedFailure failure_without_sanity_run(const Case& c, const MinifyCliOptions& o, const MinifyOptions& m) {
-  if (c.expected && c.expected->backend == m.run.backend) return *c.expected;
-  ExpectedFailure f{m.run.ref, m.run.backend, nlohmann::json(m.run.backend_options), "", ""};
-  if (m.interest == Interest::Accuracy) f.kind = "accuracy";
+  if (c.expected && c.expected->run.backend == m.run.backend) return *c.expected;
+  ExpectedFailure f{m.run, std::nullopt, ""};
+  if (m.interest == Interest::Accuracy) f.status = Status::Accuracy;
   if (m.interest == Interest::SameFailure)
     throw UserError("--skip-sanity: " + o.case_dir + "/case.json records no failure under " + m.run.backend +
                     " to keep; run once without --skip-sanity");
@@ -209,7 +224,7 @@ nlohmann::json summary_json(const MinifyResult& r, const EarlierProgress& earlie
           {"query_ms_median", r.stats.query_ms_median},
           {"query_overhead_ms_median", r.stats.query_overhead_ms_median},
           {"peak_rss_mib", own_peak_rss_mib()},
-          {"kind", f.kind},
+          {"kind", f.status_text()},
           {"signature", f.signature},
           {"one_minimal", r.one_minimal},
           {"steps", r.steps.size()},
@@ -240,8 +255,6 @@ void print_summary(const nlohmann::json& s, const std::string& out_dir) {
               << dir << "/build/repro " << dir << "\n";
 }
 
-}  // namespace
-
 int list_passes_command() {
   size_t width = 0;
   for (const PassInfo& p : list_passes()) width = std::max(width, p.name.size() + 2);
@@ -250,7 +263,8 @@ int list_passes_command() {
   return 0;
 }
 
-int minify_command(const MinifyCliOptions& o) {
+// Exit 0 when minified, 3 when the original case does not fail as required.
+int minify_command(const MinifyCliOptions& o, const std::string& command_line) {
   MinifyOptions options = engine_options(o);
   const Case original = load_case(o.case_dir);
 
@@ -265,7 +279,7 @@ int minify_command(const MinifyCliOptions& o) {
   EarlierProgress earlier;
   if (checkpoint) {
     start = load_case(*checkpoint);
-    if (!start.expected || start.expected->backend != o.run.backend || start.expected->ref != o.run.ref)
+    if (!start.expected || start.expected->run.backend != o.run.backend || start.expected->run.ref != o.run.ref)
       throw UserError(*checkpoint +
                       ": was made by a minify with another backend or reference; resume with the same flags");
     earlier = progress_recorded_in(start);
@@ -277,7 +291,7 @@ int minify_command(const MinifyCliOptions& o) {
   }
 
   if (start.values) options.inputs_file = (checkpoint ? *checkpoint : o.case_dir) + "/inputs.pt";
-  CheckpointWriter writer(out_dir, repro_settings_for(options, o.command_line));
+  CheckpointWriter writer(out_dir, repro_settings_for(options, command_line));
   ConsoleObserver observer(writer, o.json ? std::cerr : std::cout, earlier, checkpoint.has_value(), original,
                            o.case_dir);
   MinifyResult result;
@@ -303,5 +317,55 @@ int minify_command(const MinifyCliOptions& o) {
     print_summary(summary, out_dir);
   return 0;
 }
+
+class MinifyCommand : public Command {
+ public:
+  CLI::App* add_to(CLI::App& app, Invocation& invocation) override {
+    auto* cmd =
+        app.add_subcommand("minify", "shrink a failing case to a 1-minimal graph and write repro.py / repro.cpp");
+    // case, --backend and -o are checked in check_flags: --list-passes needs none of them.
+    add_evaluation_flags(*cmd, o_, "seconds before a candidate counts as hung",
+                         "start from seeded fake inputs of the recorded shapes");
+    cmd->add_option("-o,--output", o_.output_dir, "output directory: checkpoints/, minified/, summary.json");
+    auto* accuracy = cmd->add_flag("--accuracy", o_.accuracy,
+                                   "keep accuracy failures only; exceptions and crashes are not interesting");
+    auto* check_str = cmd->add_option("--check-str", o_.check_str,
+                                      "a failure is interesting when this regex matches its signature or message");
+    auto* test = cmd->add_option("--test", o_.test_command,
+                                 "interesting when CMD CANDIDATE_CASE_DIR exits 0 (llvm-reduce style)");
+    accuracy->excludes(check_str)->excludes(test);
+    check_str->excludes(test);
+    cmd->add_option("-j,--jobs", o_.jobs, "candidates run in parallel (worker processes)")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 64));
+    cmd->add_option("--passes", o_.passes, "comma-separated passes to run (default: all)")->delimiter(',');
+    cmd->add_flag("--resume", o_.resume, "continue from the smallest checkpoint in the output directory");
+    cmd->add_flag("--skip-sanity", o_.skip_sanity, "do not run the original case first");
+    cmd->add_flag(
+        "--offload", o_.offload,
+        "keep the reference values the cutting passes feed in on disk (a temporary directory), not in memory");
+    cmd->add_flag("--json", o_.json, "print the summary as one JSON object");
+    cmd->add_flag("--list-passes", o_.list_passes, "list the reduction passes and exit");
+    add_load_library_flag(*cmd, invocation.libraries);
+    return cmd;
+  }
+  void check_flags() const override {
+    if (o_.list_passes) return;
+    if (o_.case_dir.empty()) throw CLI::RequiredError("case");
+    if (o_.run.backend.empty()) throw CLI::RequiredError("--backend");
+    if (o_.output_dir.empty()) throw CLI::RequiredError("--output");
+  }
+  bool runs_workers() const override { return !o_.list_passes; }
+  int run(const Invocation& invocation) override {
+    return o_.list_passes ? list_passes_command() : minify_command(o_, invocation.command_line);
+  }
+
+ private:
+  MinifyCliOptions o_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_minify_command() { return std::make_unique<MinifyCommand>(); }
 
 }  // namespace tsrepro::cli

@@ -14,7 +14,7 @@
 
 #include <boost/process.hpp>
 
-#include "cli/commands.h"
+#include "cli/command.h"
 #include "repro/environment.h"
 #include "repro/issue_report.h"
 #include "runner/child_wait.h"
@@ -28,6 +28,11 @@ namespace {
 
 namespace bp = boost::process;
 namespace fs = std::filesystem;
+
+struct ReportOptions {
+  std::string dir;  // a case directory, or a minify output directory
+  bool archive = false;
+};
 
 // How long repro.py may run for the report before it counts as hung.
 constexpr int kReproSeconds = 120;
@@ -95,30 +100,14 @@ fs::path case_dir_of(const fs::path& dir) {
 }
 
 Verdict observe(const Case& c, const ReproSettings& settings, const fs::path& case_dir) {
-  EvalRequest request;
-  request.run = settings.run;
-  request.run.validate();
-  request.graph_ir = graph_to_ir(*c.graph);
-  request.specs = c.inputs;
-  if (c.values && !settings.run.fake_inputs) request.inputs_path = (case_dir / "inputs.pt").string();
+  settings.failure.run.validate();
+  const EvalRequest request = eval_request(c, settings.failure.run, case_dir.string());
   RunnerProcess runner;
   return runner.evaluate(request);
 }
 
-struct ScratchDir {
-  fs::path path;
-  ScratchDir() {
-    std::string pattern = (fs::temp_directory_path() / "tsrepro-report-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw UserError(pattern + ": cannot create a temporary directory");
-    path = pattern;
-  }
-  ~ScratchDir() {
-    remove_tree(path.string());  // not fs::remove_all: see runner/file_util.h
-  }
-};
-
-}  // namespace
-
+// Writes DIR/ISSUE.md (and with archive DIR/tsrepro-report.tar.gz) and prints the paths. Exit 0;
+// a directory without a recorded failure is bad input (exit 2).
 int report_command(const ReportOptions& o) {
   const fs::path dir = o.dir;
   const fs::path case_dir = case_dir_of(dir);
@@ -132,15 +121,15 @@ int report_command(const ReportOptions& o) {
 
   // The bundle: the case with its reproducers (repro.py reads inputs.pt beside it when its
   // inputs are too large to write into it), then ISSUE.md.
-  ScratchDir scratch;
-  const fs::path bundle = scratch.path / "tsrepro-report";
+  const ScratchDirectory scratch_directory = ScratchDirectory::temporary("tsrepro-report");
+  const fs::path scratch = scratch_directory.path();
+  const fs::path bundle = scratch / "tsrepro-report";
   write_case(c, bundle.string(), false, files);
   nlohmann::json python_facts;
-  const std::string python = find_python(scratch.path, python_facts);
+  const std::string python = find_python(scratch, python_facts);
   report.environment = collect_environment(python_facts);
-  if (!python.empty() && report.settings.expected_kind != "timeout") {
-    const ProgramResult r =
-        run_program(python, {(bundle / "repro.py").string()}, scratch.path / "repro.log", kReproSeconds);
+  if (!python.empty() && report.settings.failure.status != Status::Timeout) {
+    const ProgramResult r = run_program(python, {(bundle / "repro.py").string()}, scratch / "repro.log", kReproSeconds);
     report.repro_run = ReproRun{r.output, status_text(r, kReproSeconds)};
   }
   const std::string markdown = issue_markdown(report);
@@ -152,9 +141,9 @@ int report_command(const ReportOptions& o) {
   if (o.archive) {
     const fs::path archive = dir / "tsrepro-report.tar.gz";
     const fs::path temporary = dir / ".tsrepro-report.tar.gz.tmp";
-    const ProgramResult tar = run_program(bp::search_path("tar").string(),
-                                          {"-czf", temporary.string(), "-C", scratch.path.string(), "tsrepro-report"},
-                                          scratch.path / "tar.log", 300);
+    const ProgramResult tar =
+        run_program(bp::search_path("tar").string(),
+                    {"-czf", temporary.string(), "-C", scratch.string(), "tsrepro-report"}, scratch / "tar.log", 300);
     if (!exited_with(tar, 0)) {
       std::error_code ec;
       fs::remove(temporary, ec);
@@ -165,5 +154,29 @@ int report_command(const ReportOptions& o) {
   }
   return 0;
 }
+
+class ReportCommand : public Command {
+ public:
+  CLI::App* add_to(CLI::App& app, Invocation& invocation) override {
+    auto* cmd = app.add_subcommand(
+        "report",
+        "write ISSUE.md for a recorded failure: title, environment, expected vs observed, the short repro.py");
+    cmd->add_option("dir", options_.dir, "a case directory with a recorded failure, or a minify output directory")
+        ->required();
+    cmd->add_flag("--archive", options_.archive,
+                  "also write DIR/tsrepro-report.tar.gz: ISSUE.md, repro.py, repro.cpp, CMakeLists.txt and the case");
+    add_load_library_flag(*cmd, invocation.libraries);
+    return cmd;
+  }
+  bool runs_workers() const override { return true; }
+  int run(const Invocation&) override { return report_command(options_); }
+
+ private:
+  ReportOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_report_command() { return std::make_unique<ReportCommand>(); }
 
 }  // namespace tsrepro::cli

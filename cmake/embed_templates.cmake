@@ -2,7 +2,9 @@
 # from real files: the text lives in files an editor and a linter see as what they are, and the
 # build embeds them. Run by the build (CMakeLists.txt), with
 #   -DOUTPUT=header -DPREFIX=name_prefix_ -DINPUTS=a.py|b.py [-DSOURCES=runner/compare.cpp|...]
-# Each input FILE becomes `inline constexpr const char* tsrepro::templates::<PREFIX><stem>`,
+#   [-DNAMED_BY_FOLDER=1]
+# Each input FILE becomes `inline constexpr const char* tsrepro::templates::<PREFIX><stem>`
+# (with NAMED_BY_FOLDER, <PREFIX><folder>_<file name, dots as underscores>),
 # holding the file's bytes exactly. Each of SOURCES (tsrepro's own source files that a generated
 # reproducer uses as they are) becomes <PREFIX>source_<name with dots as underscores>.
 
@@ -22,6 +24,13 @@ endfunction()
 string(REPLACE "|" ";" INPUTS "${INPUTS}")
 foreach(input IN LISTS INPUTS)
   get_filename_component(stem ${input} NAME_WE)
+  if(NAMED_BY_FOLDER)
+    # backends/nnc/repro.cpp.in -> <PREFIX>nnc_repro_cpp_in: one folder per backend, same file names.
+    get_filename_component(folder ${input} DIRECTORY)
+    get_filename_component(folder ${folder} NAME)
+    get_filename_component(file_name ${input} NAME)
+    string(REPLACE "." "_" stem "${folder}_${file_name}")
+  endif()
   embed(${input} ${PREFIX}${stem})
 endforeach()
 string(REPLACE "|" ";" SOURCES "${SOURCES}")

@@ -104,7 +104,7 @@ std::optional<ReferenceValues> PassContext::reference_values_for_cuts(const Case
   }
 }
 
-bool PassContext::expects_accuracy_failure() const { return oracle_.expected().kind == "accuracy"; }
+bool PassContext::expects_accuracy_failure() const { return oracle_.expected().status == Status::Accuracy; }
 const ExpectedFailure& PassContext::expected_failure() const { return oracle_.expected(); }
 
 void PassContext::accept(Case candidate) {
@@ -174,20 +174,6 @@ Case initial_state(const Case& original, const MinifyOptions& options) {
   return with_copy_numbering(normalize(normalized) ? normalized : state);
 }
 
-// --offload: a directory of this run's own, removed when the minify ends (normally or not).
-struct OffloadDirectory {
-  explicit OffloadDirectory(bool wanted) {
-    if (!wanted) return;
-    std::string pattern = (std::filesystem::temp_directory_path() / "tsrepro-reference-values-XXXXXX").string();
-    if (!::mkdtemp(pattern.data())) throw UserError(pattern + ": cannot create a directory for --offload");
-    path = pattern;
-  }
-  ~OffloadDirectory() {
-    if (!path.empty()) remove_tree(path);
-  }
-  std::string path;
-};
-
 }  // namespace
 
 MinifyResult minify(const Case& original, const MinifyOptions& options, MinifyObserver& observer) {
@@ -199,7 +185,9 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, MinifyOb
 MinifyResult minify(const Case& original, const MinifyOptions& options, InterestTest& interest,
                     MinifyObserver& observer) {
   const std::vector<const PassEntry*> passes = selected_passes(options.passes);
-  const OffloadDirectory offload(options.offload);
+  // --offload: a directory of this run's own, removed when the minify ends (normally or not).
+  const ScratchDirectory offload =
+      options.offload ? ScratchDirectory::temporary("tsrepro-reference-values") : ScratchDirectory();
   Oracle oracle(interest, observer);
   MinifyResult result;
   if (!options.inputs_file.empty() && original.values) interest.values_read_from(options.inputs_file, *original.values);
@@ -213,7 +201,7 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
   state.expected = oracle.expected();
   observer.on_start(state, result.original_verdict);
 
-  PassContext ctx(oracle, state, observer, result.steps, offload.path);
+  PassContext ctx(oracle, state, observer, result.steps, offload.path());
   for (;;) {
     bool changed = false;
     for (const PassEntry* pass : passes) {

@@ -8,7 +8,7 @@
 #include <spdlog/spdlog.h>
 
 #include "minifier/graph_edit.h"
-#include "runner/backends/builtin.h"
+#include "backends/builtin.h"
 #include "runner/written_inputs.h"
 #include "tsrepro/node_origin.h"
 
@@ -56,7 +56,8 @@ std::map<const Value*, std::string> names_in_source(const Graph& copy, const Gra
   for (size_t i = 0; i < copy.inputs().size(); ++i) names[copy.inputs()[i]] = source.inputs()[i]->debugName();
   auto in_source = source.nodes().begin();
   for (const Node* node : copy.nodes()) {
-    for (size_t k = 0; k < node->outputs().size(); ++k) names[node->outputs()[k]] = in_source->outputs()[k]->debugName();
+    for (size_t k = 0; k < node->outputs().size(); ++k)
+      names[node->outputs()[k]] = in_source->outputs()[k]->debugName();
     ++in_source;
   }
   return names;

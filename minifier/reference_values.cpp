@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "minifier/reference_values.h"
-#include "runner/backends/builtin.h"
+#include "backends/builtin.h"
 #include "runner/file_util.h"
 #include "runner/inputs.h"
 #include "tsrepro/backend.h"  // clone_values

@@ -42,21 +42,19 @@ std::unique_ptr<InterestTest> make_worker_interest(const MinifyOptions& options)
 WorkerInterest::WorkerInterest(const MinifyOptions& options, const std::string& runner_path) : options_(options) {
   options_.validate();
   if (options_.interest == Interest::CheckStr) check_regex_ = std::regex(options_.check_str);
-  std::string pattern = (fs::temp_directory_path() / "tsrepro-minify-XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) throw UserError(pattern + ": cannot create a scratch directory");
-  scratch_dir_ = pattern;
+  scratch_ = ScratchDirectory::temporary("tsrepro-minify");
   for (int i = 0; i < std::max(1, options_.jobs); ++i) runners_.push_back(std::make_unique<RunnerProcess>(runner_path));
   compute_seconds_.assign(runners_.size(), 0.0);
 }
 
-WorkerInterest::~WorkerInterest() { remove_tree(scratch_dir_); }
+WorkerInterest::~WorkerInterest() = default;
 
 size_t WorkerInterest::next_serial() { return serial_++; }
 
 bool WorkerInterest::judged_interesting(const Verdict& v) const {
   switch (options_.interest) {
     case Interest::SameFailure:
-      return v.failed() && status_name(v.status) == expected_.kind && v.signature == expected_.signature;
+      return v.failed() && expected_.status == v.status && v.signature == expected_.signature;
     case Interest::Accuracy:
       return v.status == Status::Accuracy;
     case Interest::CheckStr:
@@ -73,13 +71,13 @@ std::string WorkerInterest::value_file(const c10::IValue& value) {
   if (value.isTensor() && value.toTensor().defined()) {
     if (auto known = tensor_files_.find(value.toTensor())) return *known;
     // A name of its own, complete before any request names it: streamed, never held in memory.
-    const std::string path = scratch_dir_ + "/tensor-" + std::to_string(next_serial()) + ".pt";
+    const std::string path = scratch_.path() + "/tensor-" + std::to_string(next_serial()) + ".pt";
     write_torch_save(path, c10::ivalue::Tuple::create(std::vector<c10::IValue>{value}));
     tensor_files_.put(value.toTensor(), path);
     return path;
   }
   const std::vector<char> bytes = pickled(value);
-  const std::string path = scratch_dir_ + "/value-" + std::to_string(content_hash(bytes)) + ".pt";
+  const std::string path = scratch_.path() + "/value-" + std::to_string(content_hash(bytes)) + ".pt";
   // Atomically: a slot running in parallel never reads half a file.
   if (!fs::exists(path)) write_file_atomically(path, std::string_view(bytes.data(), bytes.size()));
   return path;
@@ -92,12 +90,10 @@ void WorkerInterest::values_read_from(const std::string& file, const std::vector
 }
 
 Verdict WorkerInterest::run_in_worker(const Case& candidate, size_t slot) {
-  EvalRequest request;
-  request.graph_ir = graph_to_ir(*candidate.graph);
-  request.specs = candidate.inputs;
+  RunSpec run = options_.run;
+  run.fake_inputs = false;                                 // the minifier works on concrete values from the start
+  EvalRequest request = eval_request(candidate, run, "");  // values by file, below
   for (const c10::IValue& value : *candidate.values) request.input_files.push_back(value_file(value));
-  request.run = options_.run;
-  request.run.fake_inputs = false;  // the minifier works on concrete values from the start
   Verdict verdict = runners_[slot]->evaluate(request);
   compute_seconds_[slot] = verdict.compute_seconds;
   spdlog::debug("candidate: {} {}", status_name(verdict.status), verdict.signature);
@@ -105,7 +101,7 @@ Verdict WorkerInterest::run_in_worker(const Case& candidate, size_t slot) {
 }
 
 bool WorkerInterest::run_test_command(const Case& candidate) {
-  const std::string dir = scratch_dir_ + "/candidate-" + std::to_string(next_serial());
+  const std::string dir = scratch_.path() + "/candidate-" + std::to_string(next_serial());
   write_case(candidate, dir, /*replace=*/true);
   // The directory goes in as "$1", never spliced into the command text.
   bp::child child("/bin/sh", "-c", options_.test_command + " \"$1\"", "sh", dir, bp::std_out > bp::null,
@@ -119,8 +115,8 @@ bool WorkerInterest::run_test_command(const Case& candidate) {
 
 Verdict WorkerInterest::check_original(const Case& original) {
   const Verdict verdict = run_in_worker(original, 0);
-  expected_ = {options_.run.ref, options_.run.backend, options_.run.backend_options, status_name(verdict.status),
-               verdict.signature};
+  expected_ = {options_.run, verdict.status, verdict.signature};
+  expected_.run.fake_inputs = false;  // the minifier's states carry the values it started from
   const bool ok = options_.interest == Interest::TestCommand   ? run_test_command(original)
                   : options_.interest == Interest::SameFailure ? verdict.failed()
                                                                : judged_interesting(verdict);

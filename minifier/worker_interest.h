@@ -12,6 +12,7 @@
 
 #include "minifier/tensor_memo.h"
 #include "runner/worker_client.h"
+#include "runner/file_util.h"
 #include "tsrepro/minify.h"
 
 namespace tsrepro {
@@ -45,7 +46,7 @@ class WorkerInterest : public InterestTest {
   ExpectedFailure expected_;
   std::optional<std::regex> check_regex_;
   std::vector<std::unique_ptr<RunnerProcess>> runners_;
-  std::string scratch_dir_;
+  ScratchDirectory scratch_;              // the candidates' case directories and offloaded values
   std::atomic<size_t> serial_{0};         // names each candidate's scratch files; slots run in threads
   TensorMemo<std::string> tensor_files_;  // the file each tensor was written to
   std::vector<double> compute_seconds_;   // per slot: the last verdict's compute_seconds

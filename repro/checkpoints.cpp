@@ -56,8 +56,8 @@ void remove_unfinished_writes(const std::string& dir) {
 
 ReproSettings repro_settings_for(const MinifyOptions& options, const std::string& command_line) {
   ReproSettings s;
-  s.run = options.run;
-  s.run.fake_inputs = false;
+  s.failure.run = options.run;
+  s.failure.run.fake_inputs = false;  // a minify state always carries real values
   s.command_line = command_line;
   return s;
 }
@@ -73,10 +73,10 @@ CheckpointWriter::CheckpointWriter(std::string out_dir, ReproSettings settings)
 
 std::string CheckpointWriter::write(const Case& state, const std::string& dir, const std::string& inputs_source) const {
   std::map<std::string, std::string> files;
-  if (state.expected && !state.expected->kind.empty() && state.expected->kind != "pass") {
+  if (state.expected && state.expected->is_failure()) {
     ReproSettings settings = settings_;
-    settings.expected_kind = state.expected->kind;
-    settings.expected_signature = state.expected->signature;
+    settings.failure.status = state.expected->status;
+    settings.failure.signature = state.expected->signature;
     files = reproducer_files(state, settings);
   }
   write_case(state, dir, /*replace=*/true, files, inputs_source);

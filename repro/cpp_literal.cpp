@@ -110,4 +110,6 @@ std::string cpp_double_literal(double value) {
   return text;
 }
 
+std::string cpp_bool_literal(bool value) { return value ? "true" : "false"; }
+
 }  // namespace tsrepro

@@ -28,4 +28,7 @@ std::string cpp_comment_text(std::string_view text);
 // round-trips, or std::numeric_limits<double> for infinities and NaN.
 std::string cpp_double_literal(double value);
 
+// true or false.
+std::string cpp_bool_literal(bool value);
+
 }  // namespace tsrepro

@@ -43,17 +43,17 @@ std::string subject_of(const std::vector<std::string>& ops, bool& plural) {
 // "returns wrong values", "gets wrong gradients", "raises RuntimeError while compiling", "crashes with SIGSEGV",
 // "hangs".
 std::string failure_phrase(const ReproSettings& s, bool plural) {
-  const std::string& kind = s.expected_kind;
-  const std::string& sig = s.expected_signature;
-  if (kind == "accuracy" && sig.rfind(accuracy_signature("", "backward"), 0) == 0)
+  const std::optional<Status> status = s.failure.status;
+  const std::string& sig = s.failure.signature;
+  if (status == Status::Accuracy && sig.rfind(accuracy_signature("", "backward"), 0) == 0)
     return plural ? "get wrong gradients" : "gets wrong gradients";
-  if (kind == "accuracy") return plural ? "return wrong values" : "returns wrong values";
-  if (kind == "timeout") return plural ? "hang" : "hangs";
-  if (kind == "crash") {
+  if (status == Status::Accuracy) return plural ? "return wrong values" : "returns wrong values";
+  if (status == Status::Timeout) return plural ? "hang" : "hangs";
+  if (status == Status::Crash) {
     const std::string how = sig.rfind("crash:", 0) == 0 ? " with " + sig.substr(6) : "";
     return (plural ? "crash" : "crashes") + how;
   }
-  if (kind == "exception") {
+  if (status == Status::Exception) {
     // exception:<phase>:<Type>: <message>
     std::string phrase = plural ? "raise" : "raises";
     const size_t phase_end = sig.find(':', 10);
@@ -94,20 +94,20 @@ std::vector<std::string> interesting_ops(const torch::jit::Graph& graph) {
 }
 
 std::string issue_title(const Case& c, const ReproSettings& s) {
-  const BackendInfo* backend = find_backend(s.run.backend);
+  const BackendInfo* backend = find_backend(s.failure.run.backend);
   const std::string label = backend ? backend->issue_label : "[JIT]";
-  const std::string under = backend ? backend->under : s.run.backend;
+  const std::string under = backend ? backend->under : s.failure.run.backend;
   bool plural = false;
   const std::string subject = subject_of(interesting_ops(*c.graph), plural);
   std::string title = label + " " + subject + " " + failure_phrase(s, plural) + " under " + under;
-  if (s.run.device != "cpu") title += " on " + s.run.device;
-  if (s.run.backward) title += " (backward)";
+  if (s.failure.run.device != "cpu") title += " on " + s.failure.run.device;
+  if (s.failure.run.backward) title += " (backward)";
   return title;
 }
 
 std::string expected_failure_text(const ReproSettings& s) {
-  if (s.expected_kind.empty()) return "any failure";
-  return s.expected_kind + (s.expected_signature.empty() ? "" : " (" + s.expected_signature + ")");
+  if (!s.failure.status) return "any failure";
+  return s.failure.status_text() + (s.failure.signature.empty() ? "" : " (" + s.failure.signature + ")");
 }
 
 }  // namespace tsrepro

@@ -18,7 +18,7 @@ std::string cpu_model_name();
 std::vector<std::string> interesting_ops(const torch::jit::Graph& graph);
 
 // A title in PyTorch's issue style: "[JIT][NNC] aten::frac returns wrong values under the
-// TensorExpr fuser". The label and the backend's name come from runner/backends/backends.def.
+// TensorExpr fuser". The label and the backend's name come from backends/backends.def.
 std::string issue_title(const Case& c, const ReproSettings& settings);
 
 // "accuracy (accuracy:float32)", "any failure" when none was recorded.

@@ -49,21 +49,27 @@ std::string number(double value) {
 }
 
 std::string what_fails(const ReproSettings& s) {
-  const std::string& kind = s.expected_kind;
-  if (kind == "accuracy") return "returns values that differ from the reference's";
-  if (kind == "exception") return "raises an exception where the reference does not";
-  if (kind == "crash") return "kills the process (" + markdown_code_span(s.expected_signature) + ")";
-  if (kind == "timeout") return "does not finish";
-  return "fails";
+  switch (s.failure.status.value_or(Status::Pass)) {
+    case Status::Accuracy:
+      return "returns values that differ from the reference's";
+    case Status::Exception:
+      return "raises an exception where the reference does not";
+    case Status::Crash:
+      return "kills the process (" + markdown_code_span(s.failure.signature) + ")";
+    case Status::Timeout:
+      return "does not finish";
+    default:
+      return "fails";
+  }
 }
 
 std::string summary(const IssueReport& r) {
   const Case& c = *r.c;
   const ReproSettings& s = r.settings;
   std::ostringstream out;
-  out << "Under " << described_backend(s.run.backend) << ", this TorchScript graph of " << count_compute_nodes(*c.graph)
-      << " compute nodes (" << joined_spans(interesting_ops(*c.graph)) << ") " << what_fails(s) << ". The reference is "
-      << described_backend(s.run.ref) << ".";
+  out << "Under " << described_backend(s.failure.run.backend) << ", this TorchScript graph of "
+      << count_compute_nodes(*c.graph) << " compute nodes (" << joined_spans(interesting_ops(*c.graph)) << ") "
+      << what_fails(s) << ". The reference is " << described_backend(s.failure.run.ref) << ".";
   const nlohmann::json& minify = c.provenance.value("minify", nlohmann::json::object());
   if (minify.contains("original_nodes")) {
     out << " tsrepro minified it from " << minify.value("original_nodes", 0) << " to " << count_compute_nodes(*c.graph)
@@ -103,12 +109,12 @@ std::string expected_vs_observed(const IssueReport& r) {
   const ReproSettings& s = r.settings;
   std::ostringstream out;
   out << "**Expected:** ";
-  if (s.expected_kind == "accuracy")
-    out << "the outputs of " << markdown_code_span(s.run.ref) << ", within tol=" << number(s.run.compare.tol)
-        << " by the rules of `torch._dynamo.utils.same()`.\n\n";
+  if (s.failure.status == Status::Accuracy)
+    out << "the outputs of " << markdown_code_span(s.failure.run.ref)
+        << ", within tol=" << number(s.failure.run.compare.tol) << " by the rules of `torch._dynamo.utils.same()`.\n\n";
   else
-    out << "the graph runs to the end under " << markdown_code_span(s.run.backend) << ", as it does under "
-        << markdown_code_span(s.run.ref) << ".\n\n";
+    out << "the graph runs to the end under " << markdown_code_span(s.failure.run.backend) << ", as it does under "
+        << markdown_code_span(s.failure.run.ref) << ".\n\n";
   out << "**Observed** (`tsrepro run`, " << number(r.observed.seconds) << " s): " << observed_text(r.observed);
   return out.str();
 }
@@ -185,23 +191,17 @@ std::string issue_markdown(const IssueReport& r) {
                                                  {"PROVENANCE", block(provenance(*r.c))},
                                                  {"ENVIRONMENT", block(environment_block(r.environment))},
                                                  {"TSREPRO_VERSION", markdown_text(TSREPRO_VERSION)},
-                                                 {"BACKEND", markdown_text(r.settings.run.backend)}});
+                                                 {"BACKEND", markdown_text(r.settings.failure.run.backend)}});
 }
 
 ReproSettings settings_from_case(const Case& c, const std::string& case_json) {
-  if (!c.expected || c.expected->kind.empty() || c.expected->kind == "pass")
+  if (!c.expected || !c.expected->is_failure())
     throw UserError(
         case_json +
         ": no recorded failure (`tsrepro run CASE --backend B --save-repro` or `tsrepro minify` records one)");
-  ReproSettings s;
-  s.run.ref = c.expected->ref;
-  s.run.backend = c.expected->backend;
-  if (c.expected->options.is_object())
-    for (const auto& [key, value] : c.expected->options.items())
-      s.run.backend_options[key] = value.is_string() ? value.get<std::string>() : value.dump();
-  s.run.fake_inputs = !c.values.has_value() || c.provenance.value("fake_inputs", false);
-  s.expected_kind = c.expected->kind;
-  s.expected_signature = c.expected->signature;
+  ReproSettings s{*c.expected, ""};
+  // A case without values can only be run on fake ones, whatever the run that saw it used.
+  s.failure.run.fake_inputs = s.failure.run.fake_inputs || !c.values || c.provenance.value("fake_inputs", false);
   return s;
 }
 

@@ -15,6 +15,7 @@
 #include <torch/csrc/jit/passes/lower_tuples.h>
 #include <torch/csrc/jit/serialization/python_print.h>
 
+#include "backends/ofi/ofi.h"
 #include "repro/reproducer_case.h"
 #include "tsrepro/case.h"
 
@@ -28,18 +29,93 @@ using torch::jit::Value;
 
 // Names an attribute cannot have: Python's keywords and what torch.nn.Module already defines
 // (register_buffer("eval", ...) raises). Names starting with "_" are left out altogether.
-const std::set<std::string> kTakenNames = {
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del",
-    "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal",
-    "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "self", "torch", "T_destination",
-    "add_module", "apply", "bfloat16", "buffers", "call_super_init", "children", "compile", "cpu", "cuda", "double",
-    "dump_patches", "eval", "extra_repr", "float", "forward", "get_buffer", "get_extra_state", "get_parameter",
-    "get_submodule", "half", "ipu", "load_state_dict", "modules", "mtia", "named_buffers", "named_children",
-    "named_modules", "named_parameters", "parameters", "register_backward_hook", "register_buffer",
-    "register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
-    "register_full_backward_pre_hook", "register_module", "register_parameter", "requires_grad_",
-    "set_extra_state", "set_submodule", "share_memory", "state_dict", "to", "to_empty", "train", "training", "type",
-    "xpu", "zero_grad"};
+const std::set<std::string> kTakenNames = {"False",
+                                           "None",
+                                           "True",
+                                           "and",
+                                           "as",
+                                           "assert",
+                                           "async",
+                                           "await",
+                                           "break",
+                                           "class",
+                                           "continue",
+                                           "def",
+                                           "del",
+                                           "elif",
+                                           "else",
+                                           "except",
+                                           "finally",
+                                           "for",
+                                           "from",
+                                           "global",
+                                           "if",
+                                           "import",
+                                           "in",
+                                           "is",
+                                           "lambda",
+                                           "nonlocal",
+                                           "not",
+                                           "or",
+                                           "pass",
+                                           "raise",
+                                           "return",
+                                           "try",
+                                           "while",
+                                           "with",
+                                           "yield",
+                                           "self",
+                                           "torch",
+                                           "T_destination",
+                                           "add_module",
+                                           "apply",
+                                           "bfloat16",
+                                           "buffers",
+                                           "call_super_init",
+                                           "children",
+                                           "compile",
+                                           "cpu",
+                                           "cuda",
+                                           "double",
+                                           "dump_patches",
+                                           "eval",
+                                           "extra_repr",
+                                           "float",
+                                           "forward",
+                                           "get_buffer",
+                                           "get_extra_state",
+                                           "get_parameter",
+                                           "get_submodule",
+                                           "half",
+                                           "ipu",
+                                           "load_state_dict",
+                                           "modules",
+                                           "mtia",
+                                           "named_buffers",
+                                           "named_children",
+                                           "named_modules",
+                                           "named_parameters",
+                                           "parameters",
+                                           "register_backward_hook",
+                                           "register_buffer",
+                                           "register_forward_hook",
+                                           "register_forward_pre_hook",
+                                           "register_full_backward_hook",
+                                           "register_full_backward_pre_hook",
+                                           "register_module",
+                                           "register_parameter",
+                                           "requires_grad_",
+                                           "set_extra_state",
+                                           "set_submodule",
+                                           "share_memory",
+                                           "state_dict",
+                                           "to",
+                                           "to_empty",
+                                           "train",
+                                           "training",
+                                           "type",
+                                           "xpu",
+                                           "zero_grad"};
 
 // self.<name> for a lifted input: its debug name (squeeze_weight) as an identifier, unique.
 std::string attribute_name(const Value* input, std::set<std::string>& used) {
@@ -102,10 +178,18 @@ std::string attributes_text(const Node* node) {
     if (std::string(name.toUnqualString()).rfind("tsrepro_", 0) == 0) continue;
     text += "[" + std::string(name.toUnqualString()) + "=";
     switch (node->kindOf(name)) {
-      case torch::jit::AttributeKind::s: text += node->s(name); break;
-      case torch::jit::AttributeKind::i: text += std::to_string(node->i(name)); break;
-      case torch::jit::AttributeKind::f: text += std::to_string(node->f(name)); break;
-      default: text += "?"; break;
+      case torch::jit::AttributeKind::s:
+        text += node->s(name);
+        break;
+      case torch::jit::AttributeKind::i:
+        text += std::to_string(node->i(name));
+        break;
+      case torch::jit::AttributeKind::f:
+        text += std::to_string(node->f(name));
+        break;
+      default:
+        text += "?";
+        break;
     }
     text += "]";
   }
@@ -144,8 +228,8 @@ struct StructurePrinter {
       }
       std::string outputs;
       for (const Value* v : node->outputs()) outputs += (outputs.empty() ? "" : ", ") + define(v);
-      out << indent << node->kind().toQualString() << attributes_text(node) << "(" << uses(node->inputs())
-          << ") -> (" << outputs << ")\n";
+      out << indent << node->kind().toQualString() << attributes_text(node) << "(" << uses(node->inputs()) << ") -> ("
+          << outputs << ")\n";
       for (const Block* inner : node->blocks()) block(inner, indent + "  ");
     }
     out << indent << "return(" << uses(b->outputs()) << ")\n";
@@ -169,12 +253,16 @@ bool identifier_char(char ch) { return std::isalnum(static_cast<unsigned char>(c
 
 PythonRewrite python_from_printed(const std::string& printed) {
   static const std::set<std::string> kTypingNames = {"List", "Optional", "Tuple", "Dict", "Any", "Union"};
-  static const std::map<std::string, std::string> kUnsupported = {
-      {"uninitialized", "an uninitialized value"}, {"unchecked_cast", "an unchecked cast"},
-      {"CONSTANTS", "a tensor constant"},          {"__torch__", "a TorchScript class"},
-      {"number", "a Scalar-typed value"},          {"NoneType", "a None-typed value"},
-      {"fork", "a fork"},                          {"Future", "a future"},
-      {"RRef", "a remote reference"},              {"Await", "an await"}};
+  static const std::map<std::string, std::string> kUnsupported = {{"uninitialized", "an uninitialized value"},
+                                                                  {"unchecked_cast", "an unchecked cast"},
+                                                                  {"CONSTANTS", "a tensor constant"},
+                                                                  {"__torch__", "a TorchScript class"},
+                                                                  {"number", "a Scalar-typed value"},
+                                                                  {"NoneType", "a None-typed value"},
+                                                                  {"fork", "a fork"},
+                                                                  {"Future", "a future"},
+                                                                  {"RRef", "a remote reference"},
+                                                                  {"Await", "an await"}};
   PythonRewrite result;
   const std::string& s = printed;
   for (size_t i = 0; i < s.size();) {
@@ -273,8 +361,7 @@ std::string graph_structure_text(const Graph& graph) {
   return printer.out.str();
 }
 
-ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted,
-                       const std::vector<c10::IValue>& values) {
+ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted, const std::vector<c10::IValue>& values) {
   ModuleForm form;
   auto graph = case_graph.copy();
   // A tuple built and taken apart at once (a cut through a function that returned one) is its

@@ -143,4 +143,6 @@ std::string python_bytes_lines(std::string_view bytes, const std::string& indent
   return out + "\"";
 }
 
+std::string python_bool_literal(bool value) { return value ? "True" : "False"; }
+
 }  // namespace tsrepro

@@ -21,6 +21,9 @@ std::string python_comment_text(std::string_view text);
 // A float literal that reads back as exactly `value`; inf and nan as math.inf / math.nan.
 std::string python_float_literal(double value);
 
+// True or False.
+std::string python_bool_literal(bool value);
+
 // `bytes` as adjacent bytes literals b"...", `chunk` bytes each, lines after the first prefixed
 // by `indent`: printable ASCII as it is, everything else as \xNN. Adjacent literals concatenate.
 std::string python_bytes_lines(std::string_view bytes, const std::string& indent, size_t chunk = 48);

@@ -3,7 +3,7 @@
 // The script is repro/templates/repro_py/repro.py with its placeholders filled: the header, the
 // graph, the inputs (written into the file exactly when they are small, else read from inputs.pt
 // or drawn by a seeded generator), the reference and the tested backend as the few public calls
-// that set them up (one section file per backend family), and a same()-style comparison. What it
+// that set them up (each backend's section, backends/<id>/repro.py), and a same()-style comparison. What it
 // leaves out (verdict classes, signature matching, a child process) is `tsrepro run`'s job.
 // Everything taken from the case goes through repro/python_literal.h or python_value_literal.h:
 // no case can inject code into the script.
@@ -14,13 +14,15 @@
 #include <string>
 #include <vector>
 
+#include "backends/inject/inject.h"
+#include "backends/inject/section.h"
+#include "repro/backend_section.h"
 #include "repro/describe.h"
 #include "repro/python_literal.h"
 #include "repro/python_value_literal.h"
 #include "repro/reproducer_case.h"
 #include "repro/template_fill.h"
 #include "repro/templates_repro_py.h"  // generated from repro/templates/repro_py/
-#include "runner/backends/inject.h"
 #include "runner/extension_libraries.h"
 #include "runner/inputs.h"
 #include "tsrepro/compare.h"
@@ -29,8 +31,6 @@
 
 namespace tsrepro {
 namespace {
-
-const char* python_bool(bool value) { return value ? "True" : "False"; }
 
 // The IR text as one literal per line, so that the script reads (and pastes) like the graph.
 std::string ir_literal_lines(const std::string& ir) {
@@ -107,7 +107,7 @@ InputCode input_code(const Case& c, const ReproSettings& s) {
   InputCode code;
   if (uses_fake_inputs(c, s)) {
     code.values = fake_input_expressions(c);
-    code.helper = fill_template(templates::repro_py_fake_inputs, {{"SEED", std::to_string(s.run.seed)}});
+    code.helper = fill_template(templates::repro_py_fake_inputs, {{"SEED", std::to_string(s.failure.run.seed)}});
   } else if (auto literals = inline_input_expressions(c)) {
     code.values = *literals;
   } else {
@@ -168,69 +168,23 @@ struct SectionForm {
   TemplateFlags random;  // random_number_flags of the graph
   std::string device;    // the DEVICE literal the module moves to
 
-  // The interpreter's lines: one per form.
-  TemplateFlags interpreter_flags() const {
-    TemplateFlags flags = base_flags();
-    flags.insert(module ? "module" : empty_inputs ? "empty_inputs" : "graph_inputs");
-    return flags;
-  }
-  TemplateFlags base_flags() const {
+  TemplateFlags flags() const {
     TemplateFlags flags = random;
-    if (module) flags.insert("module");
+    flags.insert(module ? "module" : empty_inputs ? "empty_inputs" : "graph_inputs");
     return flags;
   }
   // A section's parameters: the reference of the module form gets fp64 too (Repro's own floats).
   std::string parameters() const { return module ? "inputs, fp64=False" : "inputs"; }
 };
 
-std::string nnc_section(const std::string& role, const BackendOptions& options, const SectionForm& form) {
-  TemplateFlags flags = nnc_option_flags(options);
-  const TemplateFlags base = form.base_flags();
-  flags.insert(base.begin(), base.end());
-  return fill_template(templates::repro_py_backend_nnc,
-                       {{"ROLE", role},
-                        {"PARAMETERS", form.parameters()},
-                        {"DEVICE", form.device},
-                        {"STRATEGY", python_string_literal(nnc_fusion_strategy(options))}},
-                       flags);
-}
-
-// ofi freezes the scripted Repro, or CASE_MODULE in the IR form (the graph as a module's forward,
-// its lifted inputs as buffers); the frozen forward takes the other inputs.
-std::string ofi_section(const Case& c, const std::string& role, const BackendOptions& options,
-                        const SectionForm& form) {
-  std::vector<std::string> user_inputs;
-  for (size_t i = 0; i < c.inputs.size(); ++i)
-    if (!c.inputs[i].lifted) user_inputs.push_back("inputs[" + std::to_string(i) + "]");
-  TemplateFlags flags = form.base_flags();
-  if (backend_option_on(options, "mkldnn", true)) flags.insert("mkldnn");
-  return fill_template(templates::repro_py_backend_ofi,
-                       {{"ROLE", role},
-                        {"PARAMETERS", form.parameters()},
-                        {"MODULE", form.module ? "Repro" : "CASE_MODULE"},
-                        {"DEVICE", form.device},
-                        {"NUMERICS", python_bool(backend_option_on(options, "numerics", true))},
-                        {"USER_INPUTS", form.module ? "inputs" : "[" + joined(user_inputs, ", ") + "]"}},
-                       flags);
-}
-
-std::string inject_section(const InjectPlan& plan, const std::string& spec, const std::string& role,
-                           const SectionForm& form) {
-  InjectSection parts = inject_section_parts(plan);
-  if (parts.flags.count("returns") && (form.module || form.empty_inputs)) {
-    parts.flags.erase("returns");
-    parts.flags.insert(form.module ? "returns_module" : "returns_empty_inputs");
-  }
-  return fill_template(templates::repro_py_backend_inject,
-                       {{"ROLE", role},
-                        {"PARAMETERS", form.parameters()},
-                        {"DEVICE", form.device},
-                        {"SPEC", python_comment_text(spec)},
-                        {"OPS", python_comment_text(plan.op_text)},
-                        {"MESSAGE", python_string_literal(parts.message)},
-                        {"INJECTED", parts.runs_injected_graph ? "INJECTED" : "GRAPH"},
-                        {"INJECTED_CLASS", parts.runs_injected_graph ? "Injected" : "Repro"}},
-                       parts.flags);
+// The section of backend `spec` (backends/<id>/repro.py) as the function `role`.
+std::string backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
+                            const std::string& role, const std::optional<InjectPlan>& plan, const SectionForm& form,
+                            TemplateFlags& program_flags) {
+  const SectionRequest request{c,           kPythonDialect,   spec, options, plan ? &*plan : nullptr,
+                               form.module, form.empty_inputs};
+  return render_backend_section(request, {{"ROLE", role}, {"PARAMETERS", form.parameters()}, {"DEVICE", form.device}},
+                                form.flags(), program_flags);
 }
 
 // Whether an input is an empty list or dict, whose type torch._C._jit_interpret_graph cannot
@@ -239,17 +193,6 @@ bool has_empty_container_input(const std::vector<c10::IValue>& inputs) {
   return std::any_of(inputs.begin(), inputs.end(), [](const c10::IValue& v) {
     return (v.isList() && v.toListRef().empty()) || (v.isGenericDict() && v.toGenericDict().empty());
   });
-}
-
-std::string backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
-                            const std::string& role, const std::optional<InjectPlan>& plan, const SectionForm& form) {
-  const std::string family = backend_family(spec);
-  const TemplateValues role_values = {{"ROLE", role}, {"PARAMETERS", form.parameters()}, {"DEVICE", form.device}};
-  if (family == "eager") return fill_template(templates::repro_py_backend_eager, role_values, form.interpreter_flags());
-  if (family == "jit") return fill_template(templates::repro_py_backend_jit, role_values, form.base_flags());
-  if (family == "nnc") return nnc_section(role, options, form);
-  if (family == "ofi") return ofi_section(c, role, options, form);
-  return inject_section(*plan, spec, role, form);
 }
 
 // The model's part of repro.py in the module form: the classes, the imports their annotations
@@ -280,10 +223,6 @@ std::string repro_py_source(const Case& c, const ReproSettings& s) {
 }
 
 std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproModules& modules) {
-  // A backend needs a section file (repro/templates/repro_py/backend_<name>.py) to get a repro.py.
-  static const std::set<std::string> kWithPythonSection = {"eager", "jit", "nnc", "ofi", "inject"};
-  check_backend_has_section(s.run.ref, "repro.py", kWithPythonSection);
-  check_backend_has_section(s.run.backend, "repro.py", kWithPythonSection);
   TemplateFlags flags;
   TemplateValues values;
   add_common_values(c, s, python_comment_text, python_string_literal, values, flags);
@@ -294,7 +233,7 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
   values["LIBRARIES"] = "[" + joined(libraries, ", ") + "]";
   if (!libraries.empty()) flags.insert("libraries");
   std::optional<InjectPlan> plan;
-  if (backend_family(s.run.backend) == "inject") plan = plan_inject(s.run.backend, *c.graph);
+  if (is_inject_spec(s.failure.run.backend)) plan = plan_inject(s.failure.run.backend, *c.graph);
   values["FAULT_OP"] = "";
   const std::optional<InjectSection> injected =
       plan ? std::optional<InjectSection>(inject_section_parts(*plan)) : std::nullopt;
@@ -342,25 +281,28 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
     if (!inline_module) flags.insert("os");
   }
   if (form.empty_inputs) append_section(sections, std::string(templates::repro_py_interpretable), 2);
-  append_section(sections, backend_section(c, s.run.ref, {}, "reference", std::nullopt, form), 2);
-  append_section(sections, backend_section(c, s.run.backend, s.run.backend_options, "backend", plan, form), 2);
+  append_section(sections, backend_section(c, s.failure.run.ref, {}, "reference", std::nullopt, form, flags), 2);
+  append_section(sections,
+                 backend_section(c, s.failure.run.backend, s.failure.run.backend_options, "backend", plan, form, flags),
+                 2);
   // Only an accuracy failure needs the comparison: for the others the exit status does not depend on it.
-  if (s.expected_kind == "accuracy") {
+  if (s.failure.status == Status::Accuracy) {
     flags.insert("accuracy");
-    flags.insert(s.run.compare.use_fp64 ? "fp64" : "no_fp64");
-    if (s.run.compare.use_fp64) flags.insert(form.module ? "fp64_module" : "fp64_graph");
-    const CompareOptions& cmp = s.run.compare;
+    flags.insert(s.failure.run.compare.use_fp64 ? "fp64" : "no_fp64");
+    if (s.failure.run.compare.use_fp64) flags.insert(form.module ? "fp64_module" : "fp64_graph");
+    const CompareOptions& cmp = s.failure.run.compare;
     TemplateFlags options;  // the rules of the options tsrepro run was given (--cos, --ignore-non-fp)
     if (cmp.cos_similarity) options.insert("cos");
     if (cmp.ignore_non_fp) options.insert("ignore_non_fp");
     if (cmp.exact_dtype) options.insert("exact");
-    append_section(sections,
-                   fill_template(templates::repro_py_same,
-                                 {{"TOL", python_float_literal(cmp.tol)}, {"EQUAL_NAN", python_bool(cmp.equal_nan)}},
-                                 options),
-                   2);
+    append_section(
+        sections,
+        fill_template(templates::repro_py_same,
+                      {{"TOL", python_float_literal(cmp.tol)}, {"EQUAL_NAN", python_bool_literal(cmp.equal_nan)}},
+                      options),
+        2);
   }
-  if (s.run.backward)
+  if (s.failure.run.backward)
     append_section(sections,
                    fill_template(templates::repro_py_backward,
                                  {{"GRADIENT_INPUTS", "[" + joined(gradient_input_indices(c), ", ") + "]"}}),

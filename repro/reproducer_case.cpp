@@ -2,11 +2,13 @@
 
 #include <torch/version.h>
 
-#include "repro/describe.h"
 #include <cmath>
 #include <sstream>
 
-#include "runner/backends/ofi.h"
+#include "backends/inject/section.h"
+#include "backends/ofi/ofi.h"
+#include "repro/backend_section.h"
+#include "repro/describe.h"
 #include "runner/inputs.h"
 #include "tsrepro/error.h"
 
@@ -16,9 +18,9 @@
 
 namespace tsrepro {
 std::shared_ptr<torch::jit::Graph> reproducer_graph(const Case& c, const ReproSettings& settings) {
-  if (settings.run.device == "cpu") return c.graph;
+  if (settings.failure.run.device == "cpu") return c.graph;
   auto graph = c.graph->copy();
-  graph_constants_to_device(*graph, c10::Device(settings.run.device));
+  graph_constants_to_device(*graph, c10::Device(settings.failure.run.device));
   return graph;
 }
 
@@ -29,7 +31,8 @@ std::string reproducer_graph_ir(const Case& c, const ReproSettings& settings) {
 namespace {
 
 std::optional<std::string> case_module_archive(const Case& c, const ReproSettings& settings) {
-  if (backend_family(settings.run.ref) != "ofi" && backend_family(settings.run.backend) != "ofi") return std::nullopt;
+  if (!repro_backend(settings.failure.run.ref).freezes && !repro_backend(settings.failure.run.backend).freezes)
+    return std::nullopt;
   BackendInput input;
   input.graph = c.graph;
   for (const InputSpec& spec : c.inputs) input.lifted.push_back(spec.lifted);
@@ -43,12 +46,11 @@ std::optional<std::string> case_module_archive(const Case& c, const ReproSetting
 void choose_module_form(const Case& c, const ReproSettings& settings, ReproModules& modules) {
   // The profiling executor keeps its state in a compiled forward, which every instance of one
   // scripted class shares: a reference and a backend that both profile need two graphs.
-  static const std::set<std::string> kProfiling = {"jit", "nnc"};
-  if (kProfiling.count(backend_family(settings.run.ref)) && kProfiling.count(backend_family(settings.run.backend))) {
+  if (repro_backend(settings.failure.run.ref).profiles && repro_backend(settings.failure.run.backend).profiles) {
     modules.ir_form_reason = "the reference and the backend both run the profiling executor, which one class shares";
     return;
   }
-  if (settings.run.backward) {
+  if (settings.failure.run.backward) {
     modules.ir_form_reason = "--backward compares the gradients of the lifted inputs, which IR keeps as inputs";
     return;
   }
@@ -57,13 +59,13 @@ void choose_module_form(const Case& c, const ReproSettings& settings, ReproModul
   const std::vector<c10::IValue> values = reproducer_input_values(c, settings);
   modules.repro = module_form(*reproducer_graph(c, settings), lifted, values);
   modules.ir_form_reason = modules.repro.fallback;
-  if (backend_family(settings.run.backend) == "inject" && modules.ir_form_reason.empty()) {
-    const InjectPlan plan = plan_inject(settings.run.backend, *c.graph);
+  if (is_inject_spec(settings.failure.run.backend) && modules.ir_form_reason.empty()) {
+    const InjectPlan plan = plan_inject(settings.failure.run.backend, *c.graph);
     if (inject_section_parts(plan).runs_injected_graph) {
       auto injected = plan.graph;
-      if (settings.run.device != "cpu") {
+      if (settings.failure.run.device != "cpu") {
         injected = injected->copy();
-        graph_constants_to_device(*injected, c10::Device(settings.run.device));
+        graph_constants_to_device(*injected, c10::Device(settings.failure.run.device));
       }
       modules.injected = module_form(*injected, lifted, values);
       modules.ir_form_reason = modules.injected->fallback;
@@ -81,71 +83,11 @@ ReproModules repro_modules(const Case& c, const ReproSettings& settings) {
 }
 
 std::vector<c10::IValue> reproducer_input_values(const Case& c, const ReproSettings& settings) {
-  return uses_fake_inputs(c, settings) ? make_fake_inputs(c.inputs, settings.run.seed) : *c.values;
+  return uses_fake_inputs(c, settings) ? make_fake_inputs(c.inputs, settings.failure.run.seed) : *c.values;
 }
 
 bool uses_fake_inputs(const Case& c, const ReproSettings& settings) {
-  return settings.run.fake_inputs || !c.values.has_value();
-}
-
-std::string backend_family(const std::string& spec) { return spec.substr(0, spec.find(':')); }
-
-void check_backend_has_section(const std::string& spec, const std::string& writer,
-                               const std::set<std::string>& families) {
-  if (!find_backend(spec))
-    throw UserError(writer + ": unknown backend '" + spec + "' (known: " + known_backends_text() + ")");
-  if (!families.count(backend_family(spec)))
-    throw UserError(writer + ": backend '" + spec + "' has no section in repro/templates/ yet");
-  if (backend_family(spec) == "inject" && spec.find('@') == std::string::npos)
-    throw UserError(writer + ": backend '" + spec + "': write inject:<fault>@<op>");
-}
-
-bool backend_option_on(const BackendOptions& options, const std::string& key, bool fallback) {
-  const auto found = options.find(key);
-  if (found == options.end()) return fallback;
-  return found->second == "1" || found->second == "true" || found->second == "on";
-}
-
-TemplateFlags nnc_option_flags(const BackendOptions& options) {
-  TemplateFlags flags;
-  if (!backend_option_on(options, "inline", true)) flags.insert("no_inlining");
-  if (backend_option_on(options, "dynamic_shapes", false)) flags.insert("dynamic_shapes");
-  if (backend_option_on(options, "reductions", false)) flags.insert("reductions");
-  if (options.count("strategy")) flags.insert("strategy");
-  return flags;
-}
-
-std::string nnc_fusion_strategy(const BackendOptions& options) {
-  const auto strategy = options.find("strategy");
-  return strategy != options.end() && strategy->second == "dynamic" ? "DYNAMIC" : "STATIC";
-}
-
-bool is_training_flag(const torch::jit::Value* input) {
-  const std::string& name = input->debugName();
-  const std::string flag = "training";
-  return input->type()->kind() == c10::TypeKind::BoolType && name.size() >= flag.size() &&
-         name.compare(name.size() - flag.size(), flag.size(), flag) == 0;
-}
-
-InjectSection inject_section_parts(const InjectPlan& plan) {
-  InjectSection section;
-  const bool fires = plan.triggered;
-  // As runner/backends/inject.cpp: a segfault that returns (SIGSEGV ignored) runs the graph.
-  // The faults that edit the graph run it: the forward returns, what is wrong shows later.
-  section.runs_injected_graph =
-      fires && (plan.fault == "accuracy" || plan.fault == "backward-accuracy" || plan.fault == "backward-error");
-  if (!fires || section.runs_injected_graph || plan.fault == "segfault") section.flags.insert("returns");
-  // It runs a graph that draws random numbers: kRunSeed first.
-  if (section.flags.count("returns") && random_number_flags(*plan.graph).count("random")) section.flags.insert("seeded");
-  if (fires && plan.fault == "backward-error") section.flags.insert("backward_error");
-  if (fires && (plan.fault == "compile-error" || plan.fault == "runtime-error")) {
-    section.flags.insert("raises");
-    section.message = std::string("tsrepro injected ") + (plan.fault == "compile-error" ? "compile" : "runtime") +
-                      " error at " + plan.op_text;
-  }
-  if (fires && (plan.fault == "abort" || plan.fault == "segfault" || plan.fault == "hang"))
-    section.flags.insert(plan.fault);
-  return section;
+  return settings.failure.run.fake_inputs || !c.values.has_value();
 }
 
 std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
@@ -189,11 +131,11 @@ void add_common_values(const Case& c, const ReproSettings& s, std::string (*comm
   if (!s.command_line.empty()) flags.insert("command");
   values["NODE_ORIGINS"] = comment(node_origins_text(c));
   if (!values["NODE_ORIGINS"].empty()) flags.insert("origins");
-  values["EXPECTED"] = literal(s.expected_kind);
-  values["EXIT_ON_EXCEPTION"] = s.expected_kind == "exception" ? "1" : "0";
-  values["DEVICE"] = literal(s.run.device);
-  if (s.run.device != "cpu") flags.insert("cuda");
-  values["TIMEOUT_S"] = std::to_string(static_cast<int64_t>(std::ceil(s.run.timeout_seconds)));
+  values["EXPECTED"] = literal(s.failure.status_text());
+  values["EXIT_ON_EXCEPTION"] = s.failure.status == Status::Exception ? "1" : "0";
+  values["DEVICE"] = literal(s.failure.run.device);
+  if (s.failure.run.device != "cpu") flags.insert("cuda");
+  values["TIMEOUT_S"] = std::to_string(static_cast<int64_t>(std::ceil(s.failure.run.timeout_seconds)));
   values["RUN_SEED"] = std::to_string(kRunSeed);
   for (const std::string& flag : random_number_flags(*c.graph)) flags.insert(flag);
 }

@@ -1,7 +1,7 @@
 #pragma once
 // What both reproducer writers (repro.py, repro.cpp) take from a case and its settings in the
 // same way: the graph's IR for the run's device, whether the inputs fit into the source, the
-// header placeholders, the backend sections' options and the inject backend's fault lines.
+// header placeholders and the inject backend's fault lines.
 
 #include <cstddef>
 #include <optional>
@@ -13,7 +13,7 @@
 
 #include "repro/module_source.h"
 #include "repro/template_fill.h"
-#include "runner/backends/inject.h"
+#include "backends/inject/inject.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/case.h"
 #include "tsrepro/writer.h"
@@ -43,8 +43,8 @@ struct ReproModules {
   ModuleForm repro;
   std::optional<ModuleForm> injected;  // inject faults that edit the graph: Repro with the edit
   std::string ir_form_reason;          // non-empty: the IR form, for this reason
-  // The IR form where the reference or the backend is ofi: the module it freezes
-  // (runner/backends/ofi.h: the graph as forward, the lifted inputs holding the reproducer's input
+  // The IR form where the reference or the backend freezes (ofi): the module it freezes
+  // (backends/ofi/ofi.h: the graph as forward, the lifted inputs holding the reproducer's input
   // values), as torch::jit::Module::save writes it. nullopt otherwise (the module form scripts Repro).
   std::optional<std::string> case_module;
 };
@@ -61,35 +61,6 @@ std::string node_origins_text(const Case& c);
 
 // Whether the reproducer makes its inputs from seeded fake values (a fake-only case has no inputs.pt).
 bool uses_fake_inputs(const Case& c, const ReproSettings& settings);
-
-// "nnc" for "nnc", "inject" for "inject:segfault@aten::relu".
-std::string backend_family(const std::string& spec);
-
-// Throws UserError unless `spec` is a known backend with a section file for `writer` (its name
-// in messages: "repro.py"); `families` are the backend families that have one.
-void check_backend_has_section(const std::string& spec, const std::string& writer,
-                               const std::set<std::string>& families);
-
-// A 0/1 backend option (--backend-opt), as the runner reads it.
-bool backend_option_on(const BackendOptions& options, const std::string& key, bool fallback);
-
-// The flags of a backend_nnc section: no_inlining, dynamic_shapes, reductions, strategy; and the
-// fusion strategy it sets where `strategy` is one: "DYNAMIC" or "STATIC".
-TemplateFlags nnc_option_flags(const BackendOptions& options);
-std::string nnc_fusion_strategy(const BackendOptions& options);
-
-// A lifted `training` attribute (self.bn1.training -> %bn1_training): m.eval() before freezing
-// makes it false.
-bool is_training_flag(const torch::jit::Value* input);
-
-// The lines a backend_inject section keeps (raises, abort, segfault, hang, returns) and the
-// RuntimeError message where it raises, as the inject backend behaves.
-struct InjectSection {
-  TemplateFlags flags;
-  std::string message;
-  bool runs_injected_graph = false;  // accuracy and backward faults: the graph with the fault's edit
-};
-InjectSection inject_section_parts(const InjectPlan& plan);
 
 // --backward: the inputs that get gradients in both reproducers, as decimal indices (the runner's
 // own rule, gradient_inputs in runner/inputs.h).

@@ -13,8 +13,8 @@
 #include <torch/script.h>
 
 #include "runner/autograd_table.h"
-#include "runner/backends/builtin.h"
-#include "runner/backends/profiling_executor.h"
+#include "backends/builtin.h"
+#include "backends/profiling_executor.h"
 #include "runner/inputs.h"
 #include "runner/written_inputs.h"
 #include "tsrepro/backend.h"
@@ -66,7 +66,8 @@ struct RecordingScope {
 std::vector<torch::jit::Node*> top_level_compute_nodes(torch::jit::Graph& graph) {
   std::vector<torch::jit::Node*> nodes;
   for (torch::jit::Node* node : graph.nodes())
-    if (node->kind() != c10::prim::Constant && !packs_constants_only(*node)) nodes.push_back(node);  // as cuttable_nodes
+    if (node->kind() != c10::prim::Constant && !packs_constants_only(*node))
+      nodes.push_back(node);  // as cuttable_nodes
   return nodes;
 }
 

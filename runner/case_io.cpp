@@ -47,15 +47,35 @@ std::optional<double> double_or_none(const json& j, const char* key) {
 }
 
 json expected_to_json(const ExpectedFailure& e) {
-  return {{"ref", e.ref}, {"backend", e.backend}, {"options", e.options}, {"kind", e.kind}, {"signature", e.signature}};
+  return {{"run", run_spec_to_json(e.run)},
+          {"status", e.status ? json(status_name(*e.status)) : json(nullptr)},
+          {"signature", e.signature}};
 }
 
-ExpectedFailure expected_from_json(const json& j) {
+// Older case files kept only the reference, the backend and its options ("ref",
+// "backend", "options") and the status as "kind" ("" for any failure); the rest of their RunSpec
+// is the default.
+RunSpec legacy_run_spec(const json& j) {
+  RunSpec run;
+  run.ref = j.value("ref", "eager");
+  run.backend = j.value("backend", "");
+  const json options = j.value("options", json::object());  // a named copy: items() does not extend a temporary
+  for (const auto& [key, value] : options.items())
+    run.backend_options[key] = value.is_string() ? value.get<std::string>() : value.dump();
+  return run;
+}
+
+ExpectedFailure expected_from_json(const json& j, const std::string& origin) {
   ExpectedFailure e;
-  e.ref = j.value("ref", "eager");
-  e.backend = j.value("backend", "");
-  e.options = j.value("options", json::object());
-  e.kind = j.value("kind", "");
+  e.run = j.contains("run") ? run_spec_from_json(j.at("run")) : legacy_run_spec(j);
+  const json status = j.contains("status") ? j.at("status") : json(j.value("kind", ""));
+  if (status.is_string() && !status.get<std::string>().empty()) {
+    try {
+      e.status = status_from_name(status.get<std::string>());
+    } catch (const std::exception&) {
+      throw UserError(origin + ": expected_failure: unknown status " + status.dump());
+    }
+  }
   e.signature = j.value("signature", "");
   return e;
 }
@@ -242,8 +262,7 @@ Case case_from_json(const fs::path& dir, const fs::path& json_path, const json& 
     throw UserError(json_path.string() + ": lists " + std::to_string(c.inputs.size()) + " inputs but graph.ir takes " +
                     std::to_string(c.graph->inputs().size()));
   if (meta.contains("expected_failure") && meta["expected_failure"].is_object())
-    c.expected = expected_from_json(meta["expected_failure"]);
-  c.comparison = meta.value("comparison", json::object());
+    c.expected = expected_from_json(meta["expected_failure"], json_path.string());
   c.provenance = meta.value("provenance", json::object());
   if (meta.contains("node_origins") && meta["node_origins"].is_array())
     c.node_origins = origins_from_json(meta["node_origins"], json_path.string() + ": node_origins");
@@ -295,7 +314,7 @@ void write_case(const Case& c, const std::string& dir_name, bool replace,
   json meta = {{"format", kCaseFormatName},           {"version", kCaseFormatVersion},
                {"tsrepro_version", TSREPRO_VERSION},  {"torch_version", TORCH_VERSION},
                {"real_inputs", c.values.has_value()}, {"compute_nodes", count_compute_nodes(*c.graph)},
-               {"comparison", c.comparison},          {"provenance", c.provenance}};
+               {"provenance", c.provenance}};
   meta["inputs"] = json::array();
   for (const InputSpec& spec : c.inputs) meta["inputs"].push_back(spec_to_json(spec));
   meta["expected_failure"] = c.expected ? expected_to_json(*c.expected) : json(nullptr);

@@ -200,6 +200,15 @@ json request_to_json(const EvalRequest& r) {
           {"run", run_spec_to_json(r.run)}, {"explain", r.explain}};
 }
 
+EvalRequest eval_request(const Case& c, const RunSpec& run, const std::string& case_dir) {
+  EvalRequest request;
+  request.graph_ir = graph_to_ir(*c.graph);
+  request.specs = c.inputs;
+  request.run = run;
+  if (c.values && !run.fake_inputs && !case_dir.empty()) request.inputs_path = case_dir + "/inputs.pt";
+  return request;
+}
+
 EvalRequest request_from_json(const json& j) {
   EvalRequest r;
   r.graph_ir = j.at("graph_ir").get<std::string>();
@@ -294,8 +303,8 @@ Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::
   try {
     reference_prepared = reference->prepare(input, fresh_inputs(inputs, policy));
   } catch (...) {
-    return finish(invalid_verdict("the reference (" + request.run.ref + ") cannot compile this graph",
-                                  kReferenceCompilePhase));
+    return finish(
+        invalid_verdict("the reference (" + request.run.ref + ") cannot compile this graph", kReferenceCompilePhase));
   }
   SideResult ref;
   try {

@@ -32,6 +32,11 @@ struct EvalRequest {
   bool explain = false;  // return the graph the backend executed
 };
 
+// The request that judges case `c` under `run`: its graph's IR and input specs, and, where the
+// case has real values and `run` does not ask for fake ones, `case_dir`'s inputs.pt (the case as
+// written there). The one way a request is made from a case.
+EvalRequest eval_request(const Case& c, const RunSpec& run, const std::string& case_dir);
+
 nlohmann::json request_to_json(const EvalRequest& request);
 EvalRequest request_from_json(const nlohmann::json& j);
 

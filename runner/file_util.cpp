@@ -4,6 +4,8 @@
 
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 
 #include <ftw.h>
@@ -25,8 +27,7 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
   const size_t slash = path.rfind('/');
   const std::string dir = slash == std::string::npos ? "" : path.substr(0, slash + 1);
   const std::string name = slash == std::string::npos ? path : path.substr(slash + 1);
-  const std::string temporary =
-      dir + "." + name + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(calls++);
+  const std::string temporary = dir + "." + name + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(calls++);
   bool written = false;
   {
     std::ofstream out(temporary, std::ios::binary);
@@ -43,6 +44,29 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
 void remove_tree(const std::string& path) noexcept {
   // Depth first, without following symlinks: children go before their directory.
   ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+ScratchDirectory ScratchDirectory::temporary(const std::string& prefix) {
+  const char* tmpdir = std::getenv("TMPDIR");
+  std::string pattern = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/" + prefix + "-XXXXXX";
+  if (!::mkdtemp(pattern.data())) throw UserError(pattern + ": cannot create a temporary directory");
+  return ScratchDirectory(pattern);
+}
+
+ScratchDirectory ScratchDirectory::at(const std::string& path) {
+  std::error_code ec;
+  std::filesystem::create_directories(path, ec);
+  if (ec) throw UserError(path + ": cannot create a directory: " + ec.message());
+  return ScratchDirectory(path);
+}
+
+ScratchDirectory& ScratchDirectory::operator=(ScratchDirectory&& other) noexcept {
+  if (this != &other) {
+    if (!path_.empty()) remove_tree(path_);
+    path_ = std::move(other.path_);
+    other.path_.clear();
+  }
+  return *this;
 }
 
 }  // namespace tsrepro

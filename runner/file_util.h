@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 
 namespace tsrepro {
 
@@ -15,5 +16,30 @@ void write_file_atomically(const std::string& path, std::string_view bytes);
 // Not std::filesystem::remove_all: PyTorch 2.x's libtorch.so exports its own copy of that
 // symbol, which interposes the one in libstdc++ and crashes (seen with torch 2.11).
 void remove_tree(const std::string& path) noexcept;
+
+// A directory of its own, removed with everything in it (remove_tree) when the object goes, an
+// exception or an early return included. Move-only.
+class ScratchDirectory {
+ public:
+  // A fresh $TMPDIR/<prefix>-XXXXXX. Throws UserError naming it when it cannot be made.
+  static ScratchDirectory temporary(const std::string& prefix);
+  // `path` itself, made with its parents.
+  static ScratchDirectory at(const std::string& path);
+
+  ScratchDirectory() = default;  // none: nothing to remove
+  ScratchDirectory(ScratchDirectory&& other) noexcept : path_(std::move(other.path_)) { other.path_.clear(); }
+  ScratchDirectory& operator=(ScratchDirectory&& other) noexcept;
+  ScratchDirectory(const ScratchDirectory&) = delete;
+  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
+  ~ScratchDirectory() {
+    if (!path_.empty()) remove_tree(path_);
+  }
+
+  const std::string& path() const { return path_; }
+
+ private:
+  explicit ScratchDirectory(std::string path) : path_(std::move(path)) {}
+  std::string path_;
+};
 
 }  // namespace tsrepro

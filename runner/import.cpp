@@ -358,21 +358,14 @@ namespace tsrepro {
 
 void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& runner) {
   namespace fs = std::filesystem;
-  std::string pattern = (fs::temp_directory_path() / "tsrepro-check-XXXXXX").string();
-  if (!::mkdtemp(pattern.data())) throw UserError(pattern + ": cannot create a temporary directory");
-  const fs::path scratch = pattern;
-  struct RemoveOnExit {
-    fs::path path;
-    ~RemoveOnExit() { remove_tree(path.string()); }
-  } cleanup{scratch};
+  const ScratchDirectory scratch_directory = ScratchDirectory::temporary("tsrepro-check");
+  const fs::path scratch = scratch_directory.path();
 
   write_case(c, (scratch / "case").string());
-  EvalRequest request;
-  request.graph_ir = graph_to_ir(*c.graph);
-  request.specs = c.inputs;
-  if (c.values) request.inputs_path = (scratch / "case" / "inputs.pt").string();
-  request.run.backend = "eager";
-  request.run.timeout_seconds = kInputCheckTimeoutSeconds;
+  RunSpec run;
+  run.backend = "eager";
+  run.timeout_seconds = kInputCheckTimeoutSeconds;
+  const EvalRequest request = eval_request(c, run, (scratch / "case").string());
   const Verdict verdict = runner.evaluate(request);
   // The inputs fit when the interpreter runs on them. Two runs that differ (NaN outputs never
   // compare equal, dropout in training mode draws anew) still ran.

@@ -79,7 +79,7 @@ TEST(AfterCpp, LevelOneWritesTheCaseAndAReproPyAndTheProgramStillFails) {
   EXPECT_EQ(list_dir(case_dir),
             (std::set<std::string>{"case.json", "graph.ir", "inputs.pt", "repro.py", "repro.cpp", "CMakeLists.txt"}));
   const json meta = read_case_json(case_dir);
-  EXPECT_EQ(meta["expected_failure"]["kind"], "exception") << meta.dump(2);
+  EXPECT_EQ(meta["expected_failure"]["status"], "exception") << meta.dump(2);
   EXPECT_EQ(meta["provenance"]["source"], "TSREPRO_AFTER");
   EXPECT_NE(r.err.find("wrote " + case_dir), std::string::npos) << r.describe();
   EXPECT_NE(r.err.find("minify:"), std::string::npos) << "the log names the next command\n" << r.describe();
@@ -125,7 +125,7 @@ TEST(AfterCpp, LevelFourMinifiesAnAccuracyFailureToAReproThatExitsOne) {
   EXPECT_EQ(r.exit_code, 0) << "wrong numbers do not raise\n" << r.describe();
   const std::string run = only_run_dir(tmp / "out");
   EXPECT_EQ(list_dir(run), (std::set<std::string>{"graph_1", "graph_1-minified", "graph_1-minified.log"}));
-  EXPECT_EQ(read_case_json(run + "/graph_1")["expected_failure"]["kind"], "accuracy");
+  EXPECT_EQ(read_case_json(run + "/graph_1")["expected_failure"]["status"], "accuracy");
   const std::string minified = run + "/graph_1-minified/minified";
   EXPECT_NE(read_text(minified + "/graph.ir").find("aten::relu"), std::string::npos);
   expect_repro_py_reproduces(minified);
@@ -155,7 +155,7 @@ TEST_P(AfterCppFusion, FindsTheFusionGroupWithTheRealNncRoundingBug) {
   // source ranges), before and after minifying.
   EXPECT_NE(round_line(read_text(group + "/graph.ir")).find("nnc_round_half_even/make_case.py:"), std::string::npos)
       << read_text(group + "/graph.ir");
-  EXPECT_EQ(read_case_json(group)["expected_failure"]["kind"], "accuracy");
+  EXPECT_EQ(read_case_json(group)["expected_failure"]["status"], "accuracy");
   EXPECT_EQ(fs::exists(group + "/minify.sh"), level >= 2);
   EXPECT_EQ(fs::exists(group + "-minified"), level >= 3);
   if (level == 1) expect_repro_py_reproduces(group);
@@ -237,7 +237,7 @@ TEST_F(AfterPython, LevelOneGraphWritesACaseWhoseReproPyFails) {
   EXPECT_EQ(r.exit_code, 1) << r.describe();
   EXPECT_NE(r.err.find("the compiled model failed: tsrepro injected runtime error"), std::string::npos) << r.describe();
   const std::string case_dir = only_run_dir(tmp / "out") + "/graph_1";
-  EXPECT_EQ(read_case_json(case_dir)["expected_failure"]["kind"], "exception");
+  EXPECT_EQ(read_case_json(case_dir)["expected_failure"]["status"], "exception");
   EXPECT_TRUE(fs::exists(case_dir + "/repro.py"));
   expect_repro_py_reproduces(case_dir);
 }

@@ -47,7 +47,7 @@ void expect_minified_rounding_case(const std::string& run) {
   const std::string group = only_group_case(run);
   EXPECT_NE(read_text(run + "/capture.log").find("FAILED under nnc: " + group), std::string::npos)
       << read_text(run + "/capture.log");
-  EXPECT_EQ(read_case_json(group)["expected_failure"]["kind"], "accuracy");
+  EXPECT_EQ(read_case_json(group)["expected_failure"]["status"], "accuracy");
   const std::string minified = group + "-minified/minified";
   EXPECT_NE(read_text(minified + "/graph.ir").find("aten::round"), std::string::npos);
   // The model's own lines, read in the program (the IR text the check imports keeps none).
@@ -94,7 +94,7 @@ TEST(Capture, TheGraphStageCapturesTheWholeForwardOfAnUnmodifiedProgram) {
                            {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=graph", "TSREPRO_LEVEL=4"})});
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   const std::string graph_case = only_graph_case(only_run_dir(tmp / "out"));
-  EXPECT_EQ(read_case_json(graph_case)["expected_failure"]["kind"], "accuracy");
+  EXPECT_EQ(read_case_json(graph_case)["expected_failure"]["status"], "accuracy");
   EXPECT_NE(read_text(graph_case + "-minified/minified/graph.ir").find("aten::round"), std::string::npos);
   EXPECT_NE(round_line(read_text(graph_case + "-minified/minified/graph.ir")).find("nnc_round_half_even/make_case.py:"),
             std::string::npos);
@@ -118,7 +118,7 @@ TEST_P(CaptureOptimized, AFrozenModelsSubjectTakesItsConstantsAsInputsAndIsMinif
   const std::string subject = GetParam() == "graph" ? only_graph_case(run) : only_group_case(run);
   EXPECT_NE(read_text(subject + "/graph.ir").find("%constant_0 : Float("), std::string::npos)
       << read_text(subject + "/graph.ir");
-  EXPECT_EQ(read_case_json(subject)["expected_failure"]["kind"], "accuracy");
+  EXPECT_EQ(read_case_json(subject)["expected_failure"]["status"], "accuracy");
   const std::string minified = subject + "-minified/minified";
   EXPECT_NE(round_line(read_text(minified + "/graph.ir")).find("nnc_round_half_even/make_case.py:"), std::string::npos)
       << read_text(minified + "/graph.ir");
@@ -157,7 +157,7 @@ TEST(Capture, AProgramThatNeedsGradientsGetsItsGroupsChecked) {
   EXPECT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_NE(r.out.find("call 2"), std::string::npos) << r.describe();
   const std::string group = only_group_case(only_run_dir(tmp / "out"));
-  EXPECT_EQ(read_case_json(group)["expected_failure"]["kind"], "accuracy");
+  EXPECT_EQ(read_case_json(group)["expected_failure"]["status"], "accuracy");
 }
 
 // At the graph stage the executor also optimizes the backward graph, whose gradient inputs
@@ -176,7 +176,7 @@ TEST(Capture, AProgramThatNeedsGradientsGetsItsForwardCheckedAtTheGraphStage) {
             std::string::npos)
       << log;
   const std::string graph_case = only_graph_case(run);
-  EXPECT_EQ(read_case_json(graph_case)["expected_failure"]["kind"], "accuracy");
+  EXPECT_EQ(read_case_json(graph_case)["expected_failure"]["status"], "accuracy");
   EXPECT_NE(read_text(graph_case + "-minified/minified/graph.ir").find("aten::round"), std::string::npos);
   for (const std::string& name : list_dir(run)) EXPECT_NE(name.rfind(".capture-", 0), 0u) << name;
 }
@@ -193,7 +193,7 @@ TEST(Capture, AForkedProcessWritesItsOwnRunDirectory) {
   ASSERT_EQ(runs.size(), 2u) << join(runs);
   for (const std::string& run : runs) {
     const std::string group = only_group_case(tmp / ("out/" + run));
-    EXPECT_EQ(read_case_json(group)["expected_failure"]["kind"], "accuracy") << group;
+    EXPECT_EQ(read_case_json(group)["expected_failure"]["status"], "accuracy") << group;
   }
 }
 
@@ -206,7 +206,7 @@ TEST(Capture, AProgramThatExitsEarlyLosesNothingCaptured) {
                            {"", 600, captured(tmp / "out", {"TSREPRO_AFTER=fusion", "TSREPRO_LEVEL=2"})});
   EXPECT_EQ(r.exit_code, 3) << r.describe();
   const std::string group = only_group_case(only_run_dir(tmp / "out"));
-  EXPECT_EQ(read_case_json(group)["expected_failure"]["kind"], "accuracy");
+  EXPECT_EQ(read_case_json(group)["expected_failure"]["status"], "accuracy");
   EXPECT_TRUE(fs::exists(group + "/repro.py"));
   EXPECT_TRUE(fs::exists(group + "/minify.sh"));
 }

@@ -105,8 +105,8 @@ TEST(Import, TrainingModeModuleKeepsUpdatingItsBuffers) {
 void make_with_python(const TempDir& dir, const std::string& script_text) {
   const std::string script = dir / "make.py";
   std::ofstream(script) << script_text;
-  const testing::ShellResult made =
-      testing::run_shell(testing::kPython + " " + testing::shell_quoted(script) + " " + testing::shell_quoted(dir.path()));
+  const testing::ShellResult made = testing::run_shell(testing::kPython + " " + testing::shell_quoted(script) + " " +
+                                                       testing::shell_quoted(dir.path()));
   ASSERT_EQ(made.exit_code, 0) << made.output;
 }
 
@@ -118,9 +118,7 @@ at::Tensor first_output_after_a_round_trip(const Case& c, const std::string& cas
 }
 
 // The one output a script saved as torch.save((out,), file).
-at::Tensor saved_output(const std::string& file) {
-  return read_torch_save(file).toTupleRef().elements()[0].toTensor();
-}
+at::Tensor saved_output(const std::string& file) { return read_torch_save(file).toTupleRef().elements()[0].toTensor(); }
 
 // A module that writes attributes in forward (prim::SetAttr): its own tensor state in a loop, a
 // counter in a branch inside the loop, and a submodule's list before a loop that reads it (as
@@ -313,10 +311,15 @@ bool identical(const c10::IValue& a, const c10::IValue& b) {
 std::vector<c10::IValue> constant_samples() {
   const double inf = std::numeric_limits<double>::infinity();
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const std::vector<double> doubles = {inf,     -inf,   nan,     -0.0,    0.0,  0.1, 1.0 / 3, 5e-324,
-                                       -2.2250738585072009e-308, DBL_MIN, DBL_MAX, -DBL_MAX, 1e300};
-  const std::vector<std::string> strings = {"",        "plain", "tab\t nl\n quote\" back\\ apos' brace}",
-                                            "\x01\x7f", "é日本",  "\xff\xfe not utf-8", "%x : int = ]()"};
+  const std::vector<double> doubles = {
+      inf, -inf, nan, -0.0, 0.0, 0.1, 1.0 / 3, 5e-324, -2.2250738585072009e-308, DBL_MIN, DBL_MAX, -DBL_MAX, 1e300};
+  const std::vector<std::string> strings = {"",
+                                            "plain",
+                                            "tab\t nl\n quote\" back\\ apos' brace}",
+                                            "\x01\x7f",
+                                            "é日本",
+                                            "\xff\xfe not utf-8",
+                                            "%x : int = ]()"};
   std::vector<c10::IValue> samples;
   for (double d : doubles) samples.emplace_back(d);
   for (int64_t i : {int64_t{0}, int64_t{-1}, int64_t{1} << 32, std::numeric_limits<int64_t>::max(),
@@ -342,9 +345,9 @@ std::vector<c10::IValue> constant_samples() {
   samples.emplace_back(c10::List<c10::List<int64_t>>({c10::List<int64_t>({1}), c10::List<int64_t>()}));
   samples.emplace_back(c10::ivalue::Tuple::create({}));
   samples.emplace_back(c10::ivalue::Tuple::create({c10::IValue(1), c10::IValue(2.5)}));
-  samples.emplace_back(c10::ivalue::Tuple::create(
-      {c10::IValue(-inf), c10::IValue("é"), c10::IValue(c10::List<bool>({true})),
-       c10::IValue(c10::ivalue::Tuple::create({c10::IValue(nan)})), c10::IValue()}));
+  samples.emplace_back(
+      c10::ivalue::Tuple::create({c10::IValue(-inf), c10::IValue("é"), c10::IValue(c10::List<bool>({true})),
+                                  c10::IValue(c10::ivalue::Tuple::create({c10::IValue(nan)})), c10::IValue()}));
   c10::Dict<std::string, std::string> names;
   names.insert("layer4", "out");
   names.insert("layer3", "aux");
@@ -529,6 +532,60 @@ TEST(CaseDir, WriteRefusesAnExistingDirectoryAndLeavesNoTemporaries) {
   EXPECT_EQ(meta["format"], "tsrepro-case");
   EXPECT_EQ(meta["inputs"].size(), 2u);
   EXPECT_EQ(meta["inputs"][0]["dtype"], "float32");
+}
+
+// case.json keeps the whole RunSpec the failure was judged under: `report`, `minify --skip-sanity`
+// and the writers judge again with its tolerances, device, backward and timeout, not the defaults.
+TEST(CaseDir, TheExpectedFailureKeepsItsWholeRunSpec) {
+  TempDir dir;
+  Case c = import_case({model_path("small_graph.ir"), "forward", model_path("small_graph.inputs.pt"), ""});
+  ExpectedFailure seen;
+  seen.run.backend = "nnc";
+  seen.run.backend_options = {{"inline", "0"}};
+  seen.run.compare.tol = 0.25;
+  seen.run.compare.exact_dtype = false;
+  seen.run.backward = true;
+  seen.run.seed = 3;
+  seen.run.timeout_seconds = 7;
+  seen.status = Status::Accuracy;
+  seen.signature = "accuracy:float32";
+  c.expected = seen;
+  write_case(c, dir / "case");
+  const Case back = load_case(dir / "case");
+  ASSERT_TRUE(back.expected);
+  EXPECT_EQ(run_spec_to_json(back.expected->run), run_spec_to_json(seen.run));
+  EXPECT_EQ(back.expected->status, Status::Accuracy);
+  EXPECT_EQ(back.expected->signature, seen.signature);
+
+  // "Any failure" (minify --check-str) has no status.
+  c.expected->status.reset();
+  write_case(c, dir / "case", /*replace=*/true);
+  EXPECT_FALSE(load_case(dir / "case").expected->status);
+}
+
+TEST(CaseDir, OlderExpectedFailuresReadIntoARunSpecAndUnknownStatusesAreRefused) {
+  TempDir dir;
+  write_case(import_case({model_path("small_graph.ir"), "forward", model_path("small_graph.inputs.pt"), ""}),
+             dir / "case");
+  nlohmann::json meta = nlohmann::json::parse(std::ifstream(dir / "case/case.json"));
+  meta["expected_failure"] = {{"ref", "eager"},
+                              {"backend", "jit"},
+                              {"options", {{"inline", "0"}}},
+                              {"kind", "exception"},
+                              {"signature", "exception:run:RuntimeError: N"}};
+  meta["comparison"] = nlohmann::json::object();
+  std::ofstream(dir / "case/case.json") << meta.dump();
+  const Case old = load_case(dir / "case");
+  ASSERT_TRUE(old.expected);
+  EXPECT_EQ(old.expected->run.backend, "jit");
+  EXPECT_EQ(old.expected->run.backend_options, (BackendOptions{{"inline", "0"}}));
+  EXPECT_EQ(old.expected->run.compare.tol, CompareOptions{}.tol);
+  EXPECT_EQ(old.expected->status, Status::Exception);
+
+  meta["expected_failure"] = {{"run", {{"backend", "jit"}}}, {"status", "sometimes"}};
+  std::ofstream(dir / "case/case.json") << meta.dump();
+  EXPECT_NE(user_error_of([&] { load_case(dir / "case"); }).find("case.json: expected_failure: unknown status"),
+            std::string::npos);
 }
 
 TEST(CaseDir, LoadRejectsBrokenCasesWithTheFileName) {

@@ -38,7 +38,7 @@ int signal_of(const std::string& signature) {
 
 // tsrepro run's verdict reproduces the recorded failure: same status, and for a crash the same signal.
 bool runner_reproduces(const json& verdict, const json& expected) {
-  const std::string kind = expected.value("kind", "");
+  const std::string kind = expected.value("status", "");
   if (verdict.value("status", "") != kind) return false;
   return kind != "crash" || verdict.value("signature", "") == expected.value("signature", "");
 }
@@ -47,7 +47,7 @@ bool runner_reproduces(const json& verdict, const json& expected) {
 // happen), or by SIGALRM for a hang.
 bool repro_reproduces(const Result& r, const json& expected) {
   if (r.exited) return r.exit_code == 1;
-  const std::string kind = expected.value("kind", "");
+  const std::string kind = expected.value("status", "");
   if (kind == "timeout") return r.term_signal == SIGALRM;
   return kind == "crash" && r.term_signal == signal_of(expected.value("signature", ""));
 }
@@ -79,7 +79,8 @@ TEST_P(ReproFidelity, ReproPyAgreesWithTsreproRunOnEveryCheckpoint) {
     reproduced += runner;
     // The module form: Python's torch.jit.script gives the graph's ops back (tests/fixtures/scripted_ops.py).
     if (read_text(dir + "/repro.py").find("\nclass Repro(") == std::string::npos) continue;
-    const Result ops = run_cmd(kPython, {kFixtures + "scripted_ops.py", dir + "/repro.py", dir + "/graph.ir"}, {"", 300});
+    const Result ops =
+        run_cmd(kPython, {kFixtures + "scripted_ops.py", dir + "/repro.py", dir + "/graph.ir"}, {"", 300});
     EXPECT_EQ(ops.exit_code, 0) << ops.describe();
     ++module_form;
   }
@@ -100,10 +101,14 @@ Source chain(const std::string& fault, const std::string& ops, const std::string
 
 // The inject faults, then every real bug that reproduces on this libtorch (examples/bugs/bugs.json).
 std::vector<Source> sources() {
-  std::vector<Source> all = {chain("compile-error", "aten::relu+aten::tanh"), chain("runtime-error", "aten::relu"),
-                             chain("accuracy", "aten::relu"),           chain("abort", "aten::relu"),
-                             chain("segfault", "aten::relu"),           chain("hang", "aten::relu", "2")};
-  for (const RealBug& bug : real_bugs_here()) all.push_back({bug.name, bug.dir() + "model.pt", bug.dir() + "inputs.pt", bug.backend});
+  std::vector<Source> all = {chain("compile-error", "aten::relu+aten::tanh"),
+                             chain("runtime-error", "aten::relu"),
+                             chain("accuracy", "aten::relu"),
+                             chain("abort", "aten::relu"),
+                             chain("segfault", "aten::relu"),
+                             chain("hang", "aten::relu", "2")};
+  for (const RealBug& bug : real_bugs_here())
+    all.push_back({bug.name, bug.dir() + "model.pt", bug.dir() + "inputs.pt", bug.backend});
   return all;
 }
 

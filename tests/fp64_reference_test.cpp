@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <torch/script.h>
 
-#include "runner/backends/builtin.h"
+#include "backends/builtin.h"
 #include "tsrepro/case.h"
 #include "tsrepro/compare.h"
 

@@ -107,7 +107,7 @@ TEST_P(MinifyChain100, EndsWithAtMostThreeNodesIncludingTheCulprit) {
   EXPECT_LE(r.final_nodes, 3u);
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "aten::relu"), kinds.end());
   EXPECT_TRUE(r.one_minimal);
-  EXPECT_EQ(r.minimized.expected->backend, o.run.backend);
+  EXPECT_EQ(r.minimized.expected->run.backend, o.run.backend);
   EXPECT_FALSE(r.minimized.expected->signature.empty());
 }
 

@@ -95,4 +95,21 @@ TEST(ReportCli, ACaseWithoutARecordedFailureIsBadInputAndWritesNothing) {
   expect_bad_input(tsrepro({"report", tmp / "nowhere"}), tmp / "nowhere");
 }
 
+// `report` judges the case again under the RunSpec case.json recorded, not under today's defaults:
+// a failure seen with --tol 0.002 and --timeout 77 keeps both in ISSUE.md and repro.py.
+TEST(ReportCli, KeepsTheSettingsTheFailureWasSeenUnder) {
+  TempDir tmp;
+  const std::string case_dir = tmp / "case";
+  ASSERT_EQ(tsrepro(import_args(kBug + "/model.pt", kBug + "/inputs.pt", case_dir)).exit_code, 0);
+  const Result run =
+      tsrepro({"run", case_dir, "--backend", "nnc", "--tol", "0.002", "--timeout", "77", "--save-repro"});
+  ASSERT_EQ(run.exit_code, 1) << run.describe();
+  const Result r = tsrepro({"report", case_dir}, {tmp.path().string(), 600});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const std::string issue = read_text(case_dir + "/ISSUE.md");
+  EXPECT_NE(issue.find("within tol=0.002 "), std::string::npos) << issue;
+  EXPECT_NE(issue.find("signal.alarm(77)"), std::string::npos) << issue;
+  EXPECT_NE(issue.find("torch.allclose(ref, res, 0.002, 0.002"), std::string::npos) << issue;
+}
+
 }  // namespace

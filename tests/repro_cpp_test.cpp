@@ -145,9 +145,9 @@ std::shared_ptr<torch::jit::Graph> graph_with_string_constant(const std::string&
 
 ReproSettings settings_for(const std::string& backend, const std::string& kind, const std::string& signature = "") {
   ReproSettings s;
-  s.run.backend = backend;
-  s.expected_kind = kind;
-  s.expected_signature = signature;
+  s.failure.run.backend = backend;
+  if (!kind.empty()) s.failure.status = status_from_name(kind);
+  s.failure.signature = signature;
   s.command_line = "tsrepro run case --backend " + backend;
   return s;
 }
@@ -181,7 +181,7 @@ TEST(ReproCppSource, EmbedsTheGraphAsOneEscapedLiteralPerLine) {
   c.inputs = {spec_from_value("x", c.values->front())};
   ReproSettings s = settings_for("eager", "exception", attack);
   s.command_line = "tsrepro minify " + attack;
-  s.run.backend_options = {{"k\"ey", attack}};
+  s.failure.run.backend_options = {{"k\"ey", attack}};
   const std::string source = repro_cpp_source(c, s);
 
   const std::string literal = literal_source(source, "kForward");
@@ -290,10 +290,10 @@ TEST(ReproCppProgram, ShortProgramsBuildWarningFreeAndReproduceLikeTsrepro) {
   // --backward: the program compares the gradients too, and defines the op the error fault calls.
   ReproSettings wrong_gradient = settings_for("inject:backward-accuracy@aten::relu", "accuracy");
   ReproSettings backward_error = settings_for("inject:backward-error@aten::relu", "exception");
-  wrong_gradient.run.backward = backward_error.run.backward = true;
+  wrong_gradient.failure.run.backward = backward_error.failure.run.backward = true;
   ReproSettings fake = settings_for("jit", "accuracy");
-  fake.run.fake_inputs = true;
-  fake.run.seed = 3;
+  fake.failure.run.fake_inputs = true;
+  fake.failure.run.seed = 3;
 
   const BuiltPrograms programs({
       {"relu_accuracy", relu_case(), settings_for("inject:accuracy@aten::relu", "accuracy"), 1, 80},
@@ -315,12 +315,12 @@ TEST(ReproCppProgram, ShortProgramsBuildWarningFreeAndReproduceLikeTsrepro) {
       EvalRequest request;
       request.graph_ir = graph_to_ir(*p.c.graph);
       request.specs = p.c.inputs;
-      request.run = p.settings.run;
-      if (!p.settings.run.fake_inputs) request.inputs_path = programs.case_dir(p) + "/inputs.pt";
+      request.run = p.settings.failure.run;
+      if (!p.settings.failure.run.fake_inputs) request.inputs_path = programs.case_dir(p) + "/inputs.pt";
       const Verdict verdict = Evaluator().evaluate(request, [](const std::string&) {});
-      EXPECT_EQ(status_name(verdict.status) == p.settings.expected_kind, r.exit_code == 1) << verdict.message;
+      EXPECT_EQ(status_name(verdict.status) == p.settings.failure.status_text(), r.exit_code == 1) << verdict.message;
     }
-    if (p.settings.expected_kind == "accuracy") {
+    if (p.settings.failure.status == Status::Accuracy) {
       EXPECT_NE(r.output.find(p.expected_exit == 1 ? "verdict: accuracy" : "verdict: pass"), std::string::npos)
           << r.output;
     }

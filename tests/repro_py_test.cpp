@@ -46,9 +46,9 @@ using testing::system_python_has_torch;
 ReproSettings settings_for(const std::string& backend, const std::string& expected_kind,
                            const std::string& expected_signature = "") {
   ReproSettings s;
-  s.run.backend = backend;
-  s.expected_kind = expected_kind;
-  s.expected_signature = expected_signature;
+  s.failure.run.backend = backend;
+  if (!expected_kind.empty()) s.failure.status = status_from_name(expected_kind);
+  s.failure.signature = expected_signature;
   s.command_line = "tsrepro run case --backend " + backend;
   return s;
 }
@@ -253,7 +253,8 @@ TEST(ReproPySource, HoldsOnlyTheBackendsItUses) {
   for (const torch::jit::Node* node : c.graph->nodes()) {
     if (!node->kind().is_aten()) continue;
     EXPECT_NE(nnc.find("torch.ops.aten." + std::string(node->kind().toUnqualString()) + "("), std::string::npos)
-        << node->kind().toQualString() << "\n" << nnc;
+        << node->kind().toQualString() << "\n"
+        << nnc;
   }
 }
 
@@ -273,17 +274,17 @@ TEST(ReproPySource, GeneratedScriptsPassPyflakes) {
                                     settings_for("inject:segfault@aten::add", "crash"),
                                     settings_for("inject:accuracy@aten::add", "accuracy")};
   all.push_back(settings_for("jit", "accuracy"));
-  all.back().run.backward = true;
+  all.back().failure.run.backward = true;
   all.push_back(settings_for("jit", "accuracy"));
-  all.back().run.fake_inputs = true;
+  all.back().failure.run.fake_inputs = true;
   for (const std::string fault : {"backward-error", "backward-accuracy"}) {  // the fault op's definition too
     all.push_back(settings_for("inject:" + fault + "@aten::add", fault == "backward-error" ? "exception" : "accuracy"));
-    all.back().run.backward = true;
+    all.back().failure.run.backward = true;
   }
   for (size_t i = 0; i < all.size(); ++i) {
     const std::string script = write_repro(c, all[i], dir / ("case" + std::to_string(i)));
     const ShellResult r = run_shell("pyflakes3 " + shell_quoted(script));
-    EXPECT_EQ(r.exit_code, 0) << all[i].run.backend << "\n" << r.output;
+    EXPECT_EQ(r.exit_code, 0) << all[i].failure.run.backend << "\n" << r.output;
   }
 }
 
@@ -302,7 +303,7 @@ TEST_P(ReproPyInjectedFault, ReproducesAndExitsOne) {
   const InjectedFault& fault = GetParam();
   testing::TempDir dir;
   ReproSettings settings = settings_for(fault.backend, fault.expected_kind, fault.expected_signature);
-  settings.run.timeout_seconds = 3;
+  settings.failure.run.timeout_seconds = 3;
   const ShellResult r = run_repro(write_repro(example_case("chain100_scripted"), settings, dir / "case"));
   EXPECT_TRUE(reproduced(r, fault.expected_kind, fault.expected_signature)) << r.exit_code << "\n" << r.output;
 }
@@ -382,7 +383,7 @@ TEST_P(ReproPyHealthyBackend, PassesAndExitsZero) {
   SKIP_WITHOUT_PYTHON_TORCH();
   testing::TempDir dir;
   ReproSettings settings = settings_for(GetParam().backend, "accuracy");
-  settings.run.backward = GetParam().backward;
+  settings.failure.run.backward = GetParam().backward;
   const std::string script = write_repro(example_case(GetParam().model), settings, dir / "case");
   const ShellResult r = run_repro(script);
   EXPECT_EQ(r.exit_code, 0) << r.output;
@@ -428,10 +429,10 @@ TEST_P(ReproPyAgreesWithRunner, OnTheVerdict) {
   ASSERT_NE(expected.status, Status::Invalid) << expected.message;
 
   ReproSettings settings = settings_for(p.backend, status_name(expected.status), expected.signature);
-  settings.run.backward = p.backward;
-  settings.run.fake_inputs = p.fake_inputs;
+  settings.failure.run.backward = p.backward;
+  settings.failure.run.fake_inputs = p.fake_inputs;
   const ShellResult r = run_repro(write_repro(c, settings, dir / "case"));
-  EXPECT_EQ(reproduced(r, settings.expected_kind, settings.expected_signature), expected.failed())
+  EXPECT_EQ(reproduced(r, settings.failure.status_text(), settings.failure.signature), expected.failed())
       << expected.message << "\n"
       << r.output;
   if (expected.status == Status::Accuracy || expected.status == Status::Pass) {
@@ -497,8 +498,8 @@ TEST(ReproPy, FakeInputsEqualTheRunners) {
   for (const auto& [label, c] : {std::pair<std::string, Case>{"specs", fake_only_case()},
                                  std::pair<std::string, Case>{"int_inputs", example_case("int_inputs_scripted")}}) {
     ReproSettings settings = settings_for("jit", "accuracy");
-    settings.run.fake_inputs = true;
-    settings.run.seed = kSeed;
+    settings.failure.run.fake_inputs = true;
+    settings.failure.run.seed = kSeed;
     const std::string script = write_repro(c, settings, dir / label);
     const std::vector<char> runner_values =
         torch::jit::pickle_save(c10::ivalue::Tuple::create(make_fake_inputs(c.inputs, kSeed)));
@@ -506,20 +507,21 @@ TEST(ReproPy, FakeInputsEqualTheRunners) {
 
     // Imports repro.py as a module (its main() does not run) and compares value by value.
     const std::string check = dir / (label + "_check.py");
-    std::ofstream(check) << "import importlib.util, sys, torch\n"
-                            "spec = importlib.util.spec_from_file_location('repro', sys.argv[1])\n"
-                            "repro = importlib.util.module_from_spec(spec)\n"
-                            "spec.loader.exec_module(repro)\n"
-                            "mine, theirs = repro.INPUTS, torch.load(sys.argv[2], weights_only=False)  # tsrepro wrote it\n"
-                            "assert len(mine) == len(theirs), (len(mine), len(theirs))\n"
-                            "for i, (a, b) in enumerate(zip(mine, theirs)):\n"
-                            "    if isinstance(b, torch.Tensor):\n"
-                            "        ok = a.dtype == b.dtype and a.shape == b.shape and a.stride() == b.stride() "
-                            "and torch.equal(a, b)\n"
-                            "    else:\n"
-                            "        ok = type(a) == type(b) and a == b\n"
-                            "    assert ok, (i, a, b)\n"
-                            "print('fake inputs equal:', len(mine))\n";
+    std::ofstream(check)
+        << "import importlib.util, sys, torch\n"
+           "spec = importlib.util.spec_from_file_location('repro', sys.argv[1])\n"
+           "repro = importlib.util.module_from_spec(spec)\n"
+           "spec.loader.exec_module(repro)\n"
+           "mine, theirs = repro.INPUTS, torch.load(sys.argv[2], weights_only=False)  # tsrepro wrote it\n"
+           "assert len(mine) == len(theirs), (len(mine), len(theirs))\n"
+           "for i, (a, b) in enumerate(zip(mine, theirs)):\n"
+           "    if isinstance(b, torch.Tensor):\n"
+           "        ok = a.dtype == b.dtype and a.shape == b.shape and a.stride() == b.stride() "
+           "and torch.equal(a, b)\n"
+           "    else:\n"
+           "        ok = type(a) == type(b) and a == b\n"
+           "    assert ok, (i, a, b)\n"
+           "print('fake inputs equal:', len(mine))\n";
     const ShellResult r = run_shell(kPython + " " + shell_quoted(check) + " " + shell_quoted(script) + " " +
                                     shell_quoted(dir / (label + ".pt")));
     EXPECT_EQ(r.exit_code, 0) << label << ":\n" << r.output;
@@ -552,8 +554,8 @@ TEST(ReproPy, HostileTextInTheCaseStaysData) {
   c.inputs = {spec_from_value("x", c.values->front())};
   ReproSettings settings = settings_for("jit", "accuracy");
   settings.command_line = "tsrepro run x\n" + payload + "\n# \xc3\xa9\r" + payload;
-  settings.expected_signature = "accuracy:\"\"\"\n" + payload + "\n'''";
-  settings.run.backend_options = {{"key\"\n" + payload, "v'\\" + payload}};
+  settings.failure.signature = "accuracy:\"\"\"\n" + payload + "\n'''";
+  settings.failure.run.backend_options = {{"key\"\n" + payload, "v'\\" + payload}};
   const std::string script = write_repro(c, settings, dir / "case");
 
   const ShellResult r = run_repro(script);
@@ -582,7 +584,7 @@ TEST(ReproPy, ACudaReproWithoutCudaSaysSoAndExitsTwo) {
     GTEST_SKIP() << "this machine has CUDA";
   testing::TempDir dir;
   ReproSettings settings = settings_for("jit", "accuracy");
-  settings.run.device = "cuda";
+  settings.failure.run.device = "cuda";
   const ShellResult r = run_repro(write_repro(example_case("small_graph"), settings, dir / "case"));
   EXPECT_EQ(r.exit_code, 2) << r.output;
   EXPECT_NE(r.output.find("no CUDA device"), std::string::npos) << r.output;

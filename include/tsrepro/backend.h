@@ -1,7 +1,7 @@
 #pragma once
 // A backend executes a graph on inputs: the reference (`eager`) or a tested one (`jit`, `nnc`,
-// `ofi`, `inject:<fault>@<op>`). Adding one is one file under runner/backends/ plus one line
-// in runner/backends/backends.def.
+// `ofi`, `inject:<fault>@<op>`). Adding one is one folder, backends/<id>/, plus one line in
+// backends/backends.def (docs/ARCHITECTURE.md, "Adding a backend").
 
 #include <functional>
 #include <map>
@@ -60,7 +60,7 @@ struct BackendInfo {
   std::string under;        // "the TensorExpr fuser": "... returns wrong values under <under>"
 };
 
-// The table of runner/backends/backends.def.
+// The table of backends/backends.def.
 const std::vector<BackendInfo>& backend_registry();
 // The entry a spec ("nnc", "inject:segfault@aten::relu") belongs to; null when none.
 const BackendInfo* find_backend(const std::string& spec);

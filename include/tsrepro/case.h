@@ -13,6 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "tsrepro/node_origin.h"
+#include "tsrepro/run_spec.h"
+#include "tsrepro/verdict.h"
 
 namespace torch::jit {
 struct Graph;
@@ -39,13 +41,19 @@ struct InputSpec {
   std::string lifted_from;         // e.g. "self.conv.weight" or "constant"
 };
 
-// The failure a case is known to show, once `run` or `minify` has seen it.
+// The failure a case was seen to show and how it was judged: case.json's "expected_failure".
+// `run` is the whole RunSpec of the run that saw it (reference, backend and options, device,
+// tolerances, backward, inputs, timeout), so that `report`, `minify --skip-sanity`/`--resume` and
+// the writers judge the case again as it was judged, not under today's defaults.
 struct ExpectedFailure {
-  std::string ref = "eager";
-  std::string backend;
-  nlohmann::json options = nlohmann::json::object();
-  std::string kind;  // verdict status: exception, accuracy, crash, timeout
+  RunSpec run;
+  std::optional<Status> status;  // none: any failure (minify --check-str and --test keep no status)
   std::string signature;
+
+  // A failure a reproducer can check for: a status that is a failure.
+  bool is_failure() const { return status && *status != Status::Pass && *status != Status::Invalid; }
+  // The status's name, "" for any failure: summary.json's "kind", repro.py's EXPECTED.
+  std::string status_text() const { return status ? status_name(*status) : ""; }
 };
 
 struct Case {
@@ -53,7 +61,6 @@ struct Case {
   std::vector<InputSpec> inputs;                   // one per graph input, same order
   std::optional<std::vector<c10::IValue>> values;  // real input values; nullopt = fake only
   std::optional<ExpectedFailure> expected;
-  nlohmann::json comparison = nlohmann::json::object();  // settings used when it was seen failing
   nlohmann::json provenance = nlohmann::json::object();  // source file, method, node counts...
   // Where the graph's numbered nodes came from (node_origin.h); null for graphs without origins.
   std::shared_ptr<const NodeOrigins> node_origins;

@@ -104,7 +104,7 @@ class InterestTest {
   virtual Verdict check_original(const Case& original) = 0;
   // Use a failure known from an earlier run (resume, --skip-sanity) instead of check_original().
   virtual void expect(const ExpectedFailure& failure) = 0;
-  // The failure being kept (kind "accuracy" makes localize-divergence work).
+  // The failure being kept (status Accuracy makes localize-divergence work).
   virtual const ExpectedFailure& expected() const = 0;
   virtual bool interesting(const Case& candidate, size_t slot) = 0;
   // Of the last interesting() call on `slot`, the seconds the candidate's own work took (its
@@ -123,9 +123,9 @@ class InterestTest {
 class PredicateInterest : public InterestTest {
  public:
   using Predicate = std::function<bool(const Case&)>;
-  explicit PredicateInterest(Predicate predicate, size_t parallelism = 1, std::string kind = "")
+  explicit PredicateInterest(Predicate predicate, size_t parallelism = 1, std::optional<Status> status = std::nullopt)
       : predicate_(std::move(predicate)), parallelism_(parallelism) {
-    expected_.kind = std::move(kind);
+    expected_.status = status;
   }
   size_t parallelism() const override { return parallelism_; }
   Verdict check_original(const Case& original) override;

@@ -13,10 +13,8 @@ namespace tsrepro {
 
 // How the failure was seen: everything a reproducer needs to run the same comparison.
 struct ReproSettings {
-  RunSpec run;                     // reference, backend, device, inputs, comparison, timeout
-  std::string expected_kind;       // the verdict status that means "reproduced": exception, accuracy, crash, timeout
-  std::string expected_signature;  // for information and the header
-  std::string command_line;        // the tsrepro command that made it, for the header
+  ExpectedFailure failure;   // how it was judged (RunSpec) and what "reproduced" means (status, signature)
+  std::string command_line;  // the tsrepro command that made it, for the header
 };
 
 // repro.py: `python repro.py` runs reference and backend as tsrepro does and exits 1 when the

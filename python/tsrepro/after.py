@@ -6,7 +6,7 @@
 
 `fn(*inputs)` runs the module the way the backend would in this process (nnc: the TensorExpr
 fuser on the CPU; jit: the profiling executor; ofi: torch.jit.optimize_for_inference; eager: no
-optimization; inject:<fault>@<op>: tsrepro's fault injection, emulated). With no TSREPRO_*
+optimization; inject:<fault>@<op>: tsrepro's fault injection, run by tsrepro). With no TSREPRO_*
 variable set, that is all. With them it honours what the C++ side (tsrepro/after.h) does:
 
     TSREPRO_AFTER=graph|fusion   the whole graph, or each fusion group the backend formed
@@ -28,14 +28,15 @@ call raised, and, for checks that need no exception (level 4 comparisons, fusion
 first call of each wrapped module.
 """
 
-import datetime
+import inspect
 import itertools
+import json
 import logging
 import os
 import shutil
 import signal
 import subprocess
-import time
+import tempfile
 
 import torch
 
@@ -53,6 +54,10 @@ if not log.handlers:
 
 _wrapped_count = itertools.count(1)
 
+# torch 2.6's torch.load refuses what libtorch writes unless told the file is trusted (it is
+# tsrepro's own); 1.13's has no such parameter.
+_LOAD_TAKES_WEIGHTS_ONLY = "weights_only" in inspect.signature(torch.load).parameters
+
 
 class TsreproError(RuntimeError):
     """A TSREPRO_* variable the shim cannot take, or a tsrepro step that could not run."""
@@ -64,17 +69,24 @@ class Settings:
 
     @staticmethod
     def from_environment():
-        after = os.environ.get("TSREPRO_AFTER", "")
-        if after in ("", "0", "off"):
-            stage = None
-        elif after in ("graph", "fusion"):
-            stage = after
-        else:
-            raise TsreproError("TSREPRO_AFTER=%s: expected graph or fusion" % after)
-        level_text = os.environ.get("TSREPRO_LEVEL", "1")
-        if level_text not in ("1", "2", "3", "4"):
-            raise TsreproError("TSREPRO_LEVEL=%s: expected 1, 2, 3 or 4" % level_text)
-        return Settings(stage, int(level_text), os.environ.get("TSREPRO_DIR") or "tsrepro_out")
+        """The TSREPRO_* variables as tsrepro reads them (`tsrepro after --settings`): one reader
+        for C++ programs, the capture library and this shim. No variable set: nothing to ask."""
+        if not any(os.environ.get(name) for name in ("TSREPRO_AFTER", "TSREPRO_LEVEL", "TSREPRO_DIR")):
+            return Settings(None, 1, "tsrepro_out")
+        answer = _ask_tsrepro(["after", "--settings"], "the TSREPRO_* settings")
+        settings = json.loads(answer)
+        return Settings(settings["stage"], settings["level"], settings["dir"])
+
+
+def _ask_tsrepro(arguments, what):
+    """tsrepro's one-line answer to `arguments`; TsreproError with its error line otherwise."""
+    result = subprocess.run([tsrepro_executable()] + arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            universal_newlines=True)
+    if result.returncode != 0:
+        lines = result.stderr.strip().splitlines()
+        message = lines[-1] if lines else "exit status %d" % result.returncode
+        raise TsreproError(message.replace("tsrepro: error: ", "", 1))
+    return result.stdout.strip()
 
 
 def tsrepro_executable():
@@ -91,20 +103,11 @@ _run_dir = None
 
 
 def run_directory(root):
-    """This process's run_<timestamp>-pid_<pid>/, made on first use, never an existing one."""
+    """This process's run_<timestamp>-pid_<pid>/ under `root`, claimed by tsrepro on first use
+    (`tsrepro after --claim-run-dir`, as C++ programs claim theirs), never an existing one."""
     global _run_dir
     if _run_dir is None:
-        os.makedirs(root, exist_ok=True)
-        base = os.path.abspath(os.path.join(root, "run_%s-pid_%d" % (
-            datetime.datetime.now().strftime("%Y%m%d-%H%M%S"), os.getpid())))
-        for attempt in itertools.count(1):
-            candidate = base if attempt == 1 else "%s-%d" % (base, attempt)
-            try:
-                os.mkdir(candidate)  # the claim: fails when another run holds the name
-            except FileExistsError:
-                continue
-            _run_dir = candidate
-            break
+        _run_dir = _ask_tsrepro(["after", "--claim-run-dir", "--pid", str(os.getpid())], "a run directory")
         log.info("this run's cases go to %s", _run_dir)
     return _run_dir
 
@@ -119,58 +122,47 @@ def _force_nnc_on_cpu():
     torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())  # NNC's interpreter only without LLVM
 
 
-def _inject_spec(backend):
-    """'inject:segfault@aten::relu+aten::abs' -> ('segfault', ['aten::relu', 'aten::abs'])."""
-    fault, _, ops = backend[len("inject:"):].partition("@")
-    return fault, ops.split("+")
-
-
-def _ops_of(module):
-    graph = module.inlined_graph if hasattr(module, "inlined_graph") else module.graph
-    found = set()
-
-    def walk(block):
-        for node in block.nodes():
-            found.add(node.kind())
-            for inner in node.blocks():
-                walk(inner)
-    walk(graph)
-    return found
-
-
-def _perturbed(value):
-    if isinstance(value, torch.Tensor) and value.is_floating_point():
-        return value + 1
-    if isinstance(value, tuple):
-        return tuple(_perturbed(v) for v in value)
-    if isinstance(value, list):
-        return [_perturbed(v) for v in value]
-    return value
+def _run_injected(module, backend, backend_options, inputs):
+    """The inject test backend's run, made by tsrepro itself (`tsrepro after --outputs`), so that
+    its faults are the ones backends/inject/backend.cpp makes, not an emulation of them: the
+    outputs come back, a raised error is raised here, a crash kills this process with the same
+    signal, a hang hangs."""
+    scratch = tempfile.mkdtemp(prefix="tsrepro-inject-")
+    try:
+        model, saved_inputs, case, outputs = (os.path.join(scratch, name)
+                                              for name in ("model.pt", "inputs.pt", "case", "outputs.pt"))
+        torch.jit.save(module, model)
+        torch.save(list(inputs), saved_inputs)
+        _ask_tsrepro(["import", model, "--inputs", saved_inputs, "-o", case], "the module's import")
+        command = [tsrepro_executable(), "after", case, "--backend", backend, "--outputs", outputs]
+        for key, value in backend_options.items():
+            command += ["--backend-opt", "%s=%s" % (key, value)]
+        # The run alone: the workflow around it is the wrapper's (Wrapped.__call__).
+        env = {k: v for k, v in os.environ.items() if k not in ("TSREPRO_AFTER", "TSREPRO_LEVEL")}
+        result = subprocess.run(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                universal_newlines=True)
+        if result.returncode < 0:
+            signal.signal(-result.returncode, signal.SIG_DFL)
+            os.kill(os.getpid(), -result.returncode)
+        if result.returncode != 0:
+            lines = result.stderr.strip().splitlines()
+            line = lines[-1] if lines else "exit status %d" % result.returncode
+            raise RuntimeError(line.split(" failed: ", 1)[-1])
+        return torch.load(outputs, weights_only=False) if _LOAD_TAKES_WEIGHTS_ONLY else torch.load(outputs)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 class _InProcessBackend:
     """The backend's run in this process (what the program itself gets)."""
 
-    def __init__(self, module, backend):
-        self.module, self.backend = module, backend
+    def __init__(self, module, backend, backend_options):
+        self.module, self.backend, self.backend_options = module, backend, backend_options
         self.ofi = None
-        self.fault = None
-        if backend.startswith("inject:"):
-            fault, ops = _inject_spec(backend)
-            self.fault = fault if all(op in _ops_of(module) for op in ops) else None
-            self.fault_ops = "+".join(ops)
 
     def __call__(self, inputs):
-        if self.fault in ("compile-error", "runtime-error"):
-            raise RuntimeError("tsrepro injected %s at %s" % (self.fault.replace("-", " "), self.fault_ops))
-        if self.fault == "abort":
-            os.abort()
-        if self.fault == "segfault":
-            signal.signal(signal.SIGSEGV, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGSEGV)
-        if self.fault == "hang":
-            while True:
-                time.sleep(1)
+        if self.backend.startswith("inject:"):
+            return _run_injected(self.module, self.backend, self.backend_options, inputs)
         if self.backend == "eager":
             with torch.jit.optimized_execution(False):
                 return self.module(*inputs)
@@ -180,8 +172,7 @@ class _InProcessBackend:
             return self.ofi(*inputs)
         if self.backend == "nnc":
             _force_nnc_on_cpu()
-        out = self.module(*inputs)
-        return _perturbed(out) if self.fault == "accuracy" else out
+        return self.module(*inputs)
 
 
 # --- the wrapper ----------------------------------------------------------------------------------
@@ -194,7 +185,7 @@ class Wrapped:
         self.backend_options = dict(backend_options or {})
         self.settings = Settings.from_environment()
         self.id = next(_wrapped_count)
-        self.run = _InProcessBackend(module, backend)
+        self.run = _InProcessBackend(module, backend, self.backend_options)
         self.checked_once = False
         self.model_path = None
 

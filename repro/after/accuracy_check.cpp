@@ -5,7 +5,7 @@
 
 #include "repro/after/accuracy_check.h"
 #include "runner/accuracy_verdict.h"
-#include "runner/backends/builtin.h"
+#include "backends/builtin.h"
 #include "runner/fp64_reference.h"
 
 namespace tsrepro {

@@ -11,7 +11,7 @@
 #include "repro/after/compile_case.h"
 #include "repro/after/dump.h"
 #include "repro/after/fusion_groups.h"
-#include "runner/backends/builtin.h"
+#include "backends/builtin.h"
 #include "runner/evaluate.h"
 #include "runner/inputs.h"
 #include "tsrepro/node_origin.h"
@@ -124,8 +124,8 @@ void check_fusion_groups(CompiledModule::State& s, const std::vector<c10::IValue
   }
   after_log().info("TSREPRO_AFTER=fusion: {} fusion group(s) formed by {}", groups.size(), s.backend_spec);
   for (size_t g = 0; g < groups.size(); ++g) {
-    const Subject subject = subject_for(s, "fusion_" + std::to_string(s.id) + "_group_" + std::to_string(g),
-                                        groups[g].subgraph, groups[g].inputs);
+    const Subject subject =
+        subject_for(s, subject_directory_name(s.id, static_cast<int>(g)), groups[g].subgraph, groups[g].inputs);
     if (s.settings.level >= 3) write_subject(run_directory(s.settings.dir), subject, std::nullopt, s.settings.level);
     std::optional<Verdict> failure;
     try {
@@ -202,7 +202,7 @@ c10::IValue CompiledModule::operator()(std::vector<c10::IValue> inputs) {
   }
 
   // The values as they were before this call: the run may change them in place.
-  const Subject whole = subject_for(s, "graph_" + std::to_string(s.id), s.module.graph, detached_copies(values));
+  const Subject whole = subject_for(s, subject_directory_name(s.id), s.module.graph, detached_copies(values));
   const bool graph_stage = s.settings.stage == AfterSettings::Stage::Graph;
   if (graph_stage && s.settings.level >= 3) {
     const std::string dir = write_subject(run_directory(s.settings.dir), whole, std::nullopt, s.settings.level);

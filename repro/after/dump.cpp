@@ -51,13 +51,8 @@ std::vector<std::string> minify_arguments(const std::string& case_dir, const Sub
   return args;
 }
 
-ReproSettings repro_settings(const Subject& subject, const Verdict& failure) {
-  ReproSettings s;
-  s.run = subject.run;
-  s.expected_kind = status_name(failure.status);
-  s.expected_signature = failure.signature;
-  s.command_line = "TSREPRO_AFTER workflow in " + self_executable() + " (pid " + std::to_string(::getpid()) + ")";
-  return s;
+std::string workflow_command_line() {
+  return "TSREPRO_AFTER workflow in " + self_executable() + " (pid " + std::to_string(::getpid()) + ")";
 }
 
 }  // namespace
@@ -85,9 +80,7 @@ std::string write_subject(const std::string& run_dir, const Subject& subject, co
   const std::string dir = (fs::path(run_dir) / subject.name).string();
   Case c = subject.c;
   c.expected.reset();
-  if (failure)
-    c.expected = ExpectedFailure{subject.run.ref, subject.run.backend, nlohmann::json(subject.run.backend_options),
-                                 status_name(failure->status), failure->signature};
+  if (failure) c.expected = ExpectedFailure{subject.run, failure->status, failure->signature};
   c.provenance["source"] = "TSREPRO_AFTER";
   c.provenance["subject"] = subject.name;
   c.provenance["program"] = self_executable();
@@ -95,8 +88,7 @@ std::string write_subject(const std::string& run_dir, const Subject& subject, co
 
   std::map<std::string, std::string> extra;
   if (failure) {
-    const ReproSettings settings = repro_settings(subject, *failure);
-    extra = reproducer_files(c, settings);
+    extra = reproducer_files(c, ReproSettings{*c.expected, workflow_command_line()});
   }
   if (level >= 2 || !failure)
     extra["minify.sh"] = fill_template(templates::after_minify, {{"COMMAND", minify_command(dir, subject, failure)}});

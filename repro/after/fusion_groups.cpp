@@ -6,8 +6,8 @@
 #include "minifier/reference_values.h"
 #include "repro/after/accuracy_check.h"
 #include "repro/after/fusion_groups.h"
-#include "runner/backends/builtin.h"
-#include "runner/backends/profiling_executor.h"
+#include "backends/builtin.h"
+#include "backends/profiling_executor.h"
 #include "runner/evaluate.h"
 
 namespace tsrepro {

@@ -47,7 +47,8 @@ AfterSettings AfterSettings::from_environment() {
   return s;
 }
 
-std::string claim_run_directory(const std::string& root, bool& made_now) {
+std::string claim_run_directory(const std::string& root, bool& made_now, int owner) {
+  const pid_t named_after = owner > 0 ? static_cast<pid_t>(owner) : ::getpid();
   static std::mutex mutex;
   static std::string made;
   static pid_t made_by = 0;
@@ -66,7 +67,7 @@ std::string claim_run_directory(const std::string& root, bool& made_now) {
   char stamp[32];
   std::strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", std::localtime(&now));
   const std::string base =
-      (fs::absolute(root) / ("run_" + std::string(stamp) + "-pid_" + std::to_string(::getpid()))).string();
+      (fs::absolute(root) / ("run_" + std::string(stamp) + "-pid_" + std::to_string(named_after))).string();
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) throw UserError("TSREPRO_DIR=" + root + ": cannot create it (" + ec.message() + ")");

@@ -5,17 +5,19 @@
 // torch::jit::optimize_for_inference (conv-add-relu fusion, MKLDNN conversion, linear
 // transposition). The result runs in the profiling executor, as the frozen module's forward would.
 //
-// Options: numerics=0|1 (freeze's optimize_numerics); mkldnn=0 skips ConvertFrozenOpsToMKLDNN, a
-// debugging knob with no public-API equivalent (optimize_for_inference always converts).
+// Options (backends/ofi/options.h): numerics=0|1 (freeze's optimize_numerics); mkldnn=0 skips
+// ConvertFrozenOpsToMKLDNN, a debugging knob with no public-API equivalent (optimize_for_inference
+// always converts).
 
 #include <torch/script.h>
 #include <torch/csrc/jit/api/module.h>
 #include <torch/csrc/jit/passes/frozen_conv_add_relu_fusion.h>
 #include <torch/csrc/jit/passes/frozen_linear_transpose.h>
 
-#include "runner/backends/builtin.h"
-#include "runner/backends/ofi.h"
-#include "runner/backends/profiling_executor.h"
+#include "backends/builtin.h"
+#include "backends/ofi/ofi.h"
+#include "backends/ofi/options.h"
+#include "backends/profiling_executor.h"
 
 namespace tsrepro {
 namespace {
@@ -31,14 +33,11 @@ using torch::jit::Value;
 // profiling runs before it must not count as earlier calls.
 class FrozenGraph : public PreparedGraph {
  public:
-  FrozenGraph(torch::jit::Module pristine, std::unique_ptr<PreparedGraph> inner, std::vector<bool> lifted,
-              bool packed)
-      : pristine_(std::move(pristine)),
-        inner_(std::move(inner)),
-        lifted_(std::move(lifted)),
-        packed_(packed) {}
+  FrozenGraph(torch::jit::Module pristine, std::unique_ptr<PreparedGraph> inner, std::vector<bool> lifted, bool packed)
+      : pristine_(std::move(pristine)), inner_(std::move(inner)), lifted_(std::move(lifted)), packed_(packed) {}
 
-  static std::vector<c10::IValue> method_inputs(const torch::jit::Module& frozen, const std::vector<c10::IValue>& inputs,
+  static std::vector<c10::IValue> method_inputs(const torch::jit::Module& frozen,
+                                                const std::vector<c10::IValue>& inputs,
                                                 const std::vector<bool>& lifted) {
     std::vector<c10::IValue> kept{frozen._ivalue()};
     for (size_t i = 0; i < inputs.size(); ++i)
@@ -54,7 +53,6 @@ class FrozenGraph : public PreparedGraph {
   std::string executed_graph() const override { return inner_->executed_graph(); }
   std::shared_ptr<Graph> optimized_graph() const override { return inner_->optimized_graph(); }
 
-
  private:
   torch::jit::Module pristine_;  // the frozen module's state before the profiling runs
   std::unique_ptr<PreparedGraph> inner_;
@@ -62,29 +60,23 @@ class FrozenGraph : public PreparedGraph {
   bool packed_;
 };
 
-// Freezing needs m.eval(), which sets every submodule's `training` to False. A lifted attribute
-// is named after its path (self.bn1.training -> %bn1_training): those flags are the ones eval()
-// would clear.
+// Freezing needs m.eval(), which sets every submodule's `training` to False.
 c10::IValue as_in_eval_mode(const Value* input, const c10::IValue& value) {
-  const std::string& name = input->debugName();
-  const std::string flag = "training";
-  const bool training_flag =
-      value.isBool() && name.size() >= flag.size() && name.compare(name.size() - flag.size(), flag.size(), flag) == 0;
-  return training_flag ? c10::IValue(false) : value;
+  return is_training_flag(input) ? c10::IValue(false) : value;
 }
 
 class OfiBackend : public Backend {
  public:
-  OfiBackend(bool numerics, bool mkldnn) : numerics_(numerics), mkldnn_(mkldnn) {}
+  explicit OfiBackend(OfiOptions options) : options_(options) {}
   std::string name() const override { return "ofi"; }
 
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
     bool packed = false;
     torch::jit::Module module = module_of_case(input, sample, packed);
-    torch::jit::Module frozen = torch::jit::freeze(module, c10::nullopt, numerics_);
+    torch::jit::Module frozen = torch::jit::freeze(module, c10::nullopt, options_.numerics);
     // A frozen module has no `training` attribute, so optimize_for_inference does not freeze it
     // again (Python's torch.jit.optimize_for_inference behaves the same on it).
-    if (mkldnn_) {
+    if (options_.mkldnn) {
       frozen = torch::jit::optimize_for_inference(frozen);
     } else {
       auto graph = frozen.get_method("forward").graph();
@@ -93,16 +85,23 @@ class OfiBackend : public Backend {
     }
     torch::jit::Module pristine = frozen.deepcopy();
     auto graph = frozen.get_method("forward").graph()->copy();
-    auto inner = prepare_with_profiling_executor(graph, FrozenGraph::method_inputs(frozen, sample, input.lifted),
-                                                 JitSwitches{});
+    auto inner =
+        prepare_with_profiling_executor(graph, FrozenGraph::method_inputs(frozen, sample, input.lifted), JitSwitches{});
     return std::make_unique<FrozenGraph>(pristine, std::move(inner), input.lifted, packed);
   }
 
  private:
-  bool numerics_, mkldnn_;
+  OfiOptions options_;
 };
 
 }  // namespace
+
+bool is_training_flag(const Value* input) {
+  const std::string& name = input->debugName();
+  const std::string flag = "training";
+  return input->type()->kind() == c10::TypeKind::BoolType && name.size() >= flag.size() &&
+         name.compare(name.size() - flag.size(), flag.size(), flag) == 0;
+}
 
 torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c10::IValue>& values, bool& packed) {
   torch::jit::Module module(c10::QualifiedName("__torch__.tsrepro.CaseModule"));
@@ -136,7 +135,7 @@ torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c
 }
 
 std::unique_ptr<Backend> make_ofi_backend(const std::string&, const BackendOptions& options) {
-  return std::make_unique<OfiBackend>(option_flag(options, "numerics", true), option_flag(options, "mkldnn", true));
+  return std::make_unique<OfiBackend>(OfiOptions::from(options));
 }
 
 }  // namespace tsrepro

@@ -19,6 +19,15 @@ struct InjectPlan {
 // What a triggered fault's graph edit does to the first listed op, for the writers' comments.
 std::string inject_edit_text(const std::string& fault);
 
+// The RuntimeError message of a compile-error or runtime-error fault at `op_text`: the backend
+// raises it, the reproducers raise the same.
+inline std::string inject_error_message(const std::string& fault, const std::string& op_text) {
+  return std::string("tsrepro injected ") + (fault == "compile-error" ? "compile" : "runtime") + " error at " + op_text;
+}
+
+// Whether `spec` names the inject test backend ("inject:segfault@aten::relu").
+inline bool is_inject_spec(const std::string& spec) { return spec.rfind("inject:", 0) == 0 || spec == "inject"; }
+
 // Throws UserError on a malformed spec, as --backend does.
 InjectPlan plan_inject(const std::string& spec, torch::jit::Graph& graph);
 

@@ -1,8 +1,8 @@
-// The registry of backends, made from runner/backends/backends.def.
+// The registry of backends, made from backends/backends.def.
 
 #include <sstream>
 
-#include "runner/backends/builtin.h"
+#include "backends/builtin.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {
@@ -26,9 +26,9 @@ std::string joined(const std::vector<std::string>& words) {
 
 const std::vector<BackendInfo>& backend_registry() {
   static const std::vector<BackendInfo> registry = {
-#define TSREPRO_BACKEND(factory, name, spelling, option_keys, description, issue_label, under) \
-  {name, spelling, description, split_keys(option_keys), factory, issue_label, under},
-#include "runner/backends/backends.def"
+#define TSREPRO_BACKEND(id, spelling, option_keys, description, issue_label, under) \
+  {#id, spelling, description, split_keys(option_keys), make_##id##_backend, issue_label, under},
+#include "backends/backends.def"
 #undef TSREPRO_BACKEND
   };
   return registry;

@@ -1,5 +1,6 @@
 #pragma once
-// Constructors of the built-in backends, for the registry (runner/backends/registry.cpp).
+// What the backends share: the factories' declarations for the registry (backends/registry.cpp),
+// the interpreter and the seed.
 
 #include <memory>
 #include <string>
@@ -17,10 +18,10 @@ inline void seed_random_generators() { at::manual_seed(kRunSeed); }
 // The interpreter with no passes: what `eager` runs, and what inject faults run on.
 std::unique_ptr<PreparedGraph> interpret_graph(std::shared_ptr<torch::jit::Graph> graph);
 
-// The factories, declared from the table (runner/backends/backends.def).
-#define TSREPRO_BACKEND(factory, name, spelling, option_keys, description, issue_label, under) \
-  std::unique_ptr<Backend> factory(const std::string& spec, const BackendOptions& options);
-#include "runner/backends/backends.def"
+// The factories, declared from the table (backends/backends.def).
+#define TSREPRO_BACKEND(id, spelling, option_keys, description, issue_label, under) \
+  std::unique_ptr<Backend> make_##id##_backend(const std::string& spec, const BackendOptions& options);
+#include "backends/backends.def"
 #undef TSREPRO_BACKEND
 
 }  // namespace tsrepro

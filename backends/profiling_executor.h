@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "runner/backends/fusion_group.h"
+#include "backends/fusion_group.h"
 #include "tsrepro/backend.h"
 
 namespace torch::jit {
@@ -21,7 +21,7 @@ struct JitSwitches {
   // overrideCanFuseOnCPU: NNC on the CPU. Unset: libtorch's own default, as a program that never
   // calls it gets (off in 1.13 without LLVM, on in 2.6 with LLVM: jit and ofi fuse there too).
   std::optional<bool> fuse_on_cpu;
-  bool te_fuser = true;      // setTensorExprFuserEnabled
+  bool te_fuser = true;  // setTensorExprFuserEnabled
   bool fusion_group_inlining = true;
   bool dynamic_shape_fusion = false;
   bool reductions = false;              // setTexprReductionsEnabled
@@ -46,8 +46,5 @@ class ScopedJitSwitches {
 std::unique_ptr<PreparedGraph> prepare_with_profiling_executor(std::shared_ptr<torch::jit::Graph> graph,
                                                                const std::vector<c10::IValue>& sample_inputs,
                                                                const JitSwitches& switches);
-
-// Reads a 0/1 option; throws UserError on anything else.
-bool option_flag(const BackendOptions& options, const std::string& key, bool fallback);
 
 }  // namespace tsrepro

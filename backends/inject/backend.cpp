@@ -19,8 +19,8 @@
 #include <torch/script.h>
 #include <torch/csrc/autograd/custom_function.h>
 
-#include "runner/backends/builtin.h"
-#include "runner/backends/inject.h"
+#include "backends/builtin.h"
+#include "backends/inject/inject.h"
 #include "runner/nested_nodes.h"
 #include "runner/typed_nodes.h"
 #include "tsrepro/error.h"
@@ -164,7 +164,7 @@ class FaultyGraph : public PreparedGraph {
     if (triggered_) {
       switch (fault_) {
         case Fault::RuntimeError:
-          TORCH_CHECK(false, "tsrepro injected runtime error at ", ops_);
+          TORCH_CHECK(false, inject_error_message("runtime-error", ops_));
         case Fault::Abort:
           std::abort();
         case Fault::Segfault:
@@ -198,7 +198,7 @@ class InjectBackend : public Backend {
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>&) override {
     auto graph = input.graph->copy();
     const bool triggered = all_ops_present(*graph, ops_);
-    if (triggered && fault_ == Fault::CompileError) TORCH_CHECK(false, "tsrepro injected compile error at ", op_text_);
+    if (triggered && fault_ == Fault::CompileError) TORCH_CHECK(false, inject_error_message("compile-error", op_text_));
     if (triggered) apply_fault(*graph, fault_, ops_.front(), op_text_);
     return std::make_unique<FaultyGraph>(interpret_graph(graph), fault_, triggered, op_text_);
   }

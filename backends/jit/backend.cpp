@@ -1,8 +1,8 @@
 // `jit`: the profiling graph executor with its default passes and default fusion settings
 // (on the CPU that means no fusion), as `torch.jit.script(model)(x)` runs it.
 
-#include "runner/backends/builtin.h"
-#include "runner/backends/profiling_executor.h"
+#include "backends/builtin.h"
+#include "backends/profiling_executor.h"
 
 namespace tsrepro {
 namespace {

@@ -7,6 +7,6 @@ def __ROLE__(__PARAMETERS__):  # __SPEC__: tsrepro's test backend: the interpret
     torch.manual_seed(RUN_SEED)  #[seeded]
     return torch._C._jit_interpret_graph(__INJECTED__.copy(), tuple(inputs))  #[returns]
     return torch._C._jit_interpret_graph(*interpretable(__INJECTED__, inputs))  #[returns_empty_inputs]
-    m = torch.jit.script(__INJECTED_CLASS__().to(__DEVICE__))  #[returns_module]
+    m = torch.jit.script(__INJECTED_MODEL__().to(__DEVICE__))  #[returns_module]
     with torch.jit.optimized_execution(False):  # a fresh function of forward's graph, run as it is  #[returns_module]
         return torch._C._create_function_from_graph("forward", m.graph)(m, *inputs)  #[returns_module]

@@ -8,8 +8,8 @@
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <torch/csrc/jit/tensorexpr/kernel.h>
 
-#include "runner/backends/builtin.h"
-#include "runner/backends/profiling_executor.h"
+#include "backends/builtin.h"
+#include "backends/profiling_executor.h"
 #include "runner/written_inputs.h"
 #include "tsrepro/error.h"
 #include "tsrepro/torch_compat.h"
@@ -143,14 +143,6 @@ std::unique_ptr<PreparedGraph> prepare_with_profiling_executor(std::shared_ptr<G
   torch::jit::Stack stack(fresh_copies(sample_inputs, written));
   prepared->optimized = prepared->function.get_executor().getPlanFor(stack, torch::jit::getBailoutDepth()).graph;
   return prepared;
-}
-
-bool option_flag(const BackendOptions& options, const std::string& key, bool fallback) {
-  auto found = options.find(key);
-  if (found == options.end()) return fallback;
-  if (found->second == "1" || found->second == "true" || found->second == "on") return true;
-  if (found->second == "0" || found->second == "false" || found->second == "off") return false;
-  throw UserError("--backend-opt " + key + "=" + found->second + ": expected 0 or 1");
 }
 
 }  // namespace tsrepro

@@ -3,7 +3,7 @@
 #include <torch/script.h>
 #include <torch/csrc/jit/runtime/interpreter.h>
 
-#include "runner/backends/builtin.h"
+#include "backends/builtin.h"
 
 namespace tsrepro {
 namespace {

@@ -1,11 +1,13 @@
-// `tsrepro import` and `tsrepro run`.
+// `tsrepro run CASE --backend B`: one evaluation of a case in a worker; the verdict printed, and
+// with --save-repro recorded in the case with its reproducers.
 
 #include <filesystem>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
 
-#include "cli/commands.h"
+#include "cli/command.h"
+#include "cli/evaluation_flags.h"
 #include "runner/worker_client.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/error.h"
@@ -15,14 +17,13 @@ namespace fs = std::filesystem;
 
 namespace tsrepro::cli {
 
-RunSpec EvaluationCliOptions::validated_run_spec() const {
-  RunSpec spec = run;
-  spec.backend_options = parse_backend_options(backend_opts);
-  spec.validate();
-  return spec;
-}
-
 namespace {
+
+struct RunOptions : EvaluationCliOptions {
+  bool explain_backend = false;
+  bool json = false;
+  bool save_repro = false;
+};
 
 int exit_code_for(const Verdict& v) {
   if (v.status == Status::Pass) return 0;
@@ -48,54 +49,27 @@ void print_verdict(const Verdict& v, const RunOptions& o) {
     std::cout << "\nexecuted graph (" << o.run.backend << "):\n" << v.backend_graph;
 }
 
-}  // namespace
-
-int import_command(const ImportOptions& options, const std::string& output_dir) {
-  if (fs::exists(output_dir)) throw UserError(output_dir + ": already exists (choose another -o or remove it)");
-  Case c = import_case(options);
-  RunnerProcess runner;
-  check_inputs_run(c, options.inputs_path.empty() ? "--input-spec" : options.inputs_path, runner);
-  write_case(c, output_dir);
-  size_t lifted = 0;
-  for (const InputSpec& spec : c.inputs) lifted += spec.lifted;
-  std::cout << "wrote " << output_dir << ": " << count_compute_nodes(*c.graph) << " compute nodes, " << c.inputs.size()
-            << " inputs (" << lifted << " lifted constants), " << (c.values ? "real" : "fake-shaped")
-            << " input values\n";
-  return 0;
-}
-
-namespace {
-
 // --save-repro: the failure goes into case.json and the reproducers beside it, all rewritten
 // atomically (the case directory is replaced as a whole).
-std::string save_repro(Case c, const Verdict& verdict, const RunSpec& run, const RunOptions& o) {
-  c.expected = ExpectedFailure{run.ref, run.backend, nlohmann::json(run.backend_options), status_name(verdict.status),
-                               verdict.signature};
-  ReproSettings settings;
-  settings.run = run;
-  settings.run.fake_inputs = run.fake_inputs || !c.values;
-  settings.expected_kind = status_name(verdict.status);
-  settings.expected_signature = verdict.signature;
-  settings.command_line = o.command_line;
+std::string save_repro(Case c, const Verdict& verdict, const RunSpec& run, const RunOptions& o,
+                       const std::string& command_line) {
+  c.expected = ExpectedFailure{run, verdict.status, verdict.signature};
+  c.expected->run.fake_inputs = run.fake_inputs || !c.values;
+  const ReproSettings settings{*c.expected, command_line};
   write_case(c, o.case_dir, /*replace=*/true, reproducer_files(c, settings));
   return (fs::path(o.case_dir) / "repro.py").string();
 }
 
-}  // namespace
-
-int run_command(const RunOptions& o) {
+int run_command(const RunOptions& o, const std::string& command_line) {
   const Case c = load_case(o.case_dir);
-  EvalRequest request;
-  request.run = o.validated_run_spec();  // unknown backends and options fail here, before any worker
-  request.graph_ir = graph_to_ir(*c.graph);
-  request.specs = c.inputs;
-  if (c.values && !o.run.fake_inputs) request.inputs_path = (fs::path(o.case_dir) / "inputs.pt").string();
+  // Unknown backends and options fail here, before any worker.
+  EvalRequest request = eval_request(c, o.validated_run_spec(), o.case_dir);
   request.explain = o.explain_backend;
 
   RunnerProcess runner;
   const Verdict verdict = runner.evaluate(request);
   std::string repro_py;
-  if (o.save_repro && verdict.failed()) repro_py = save_repro(c, verdict, request.run, o);
+  if (o.save_repro && verdict.failed()) repro_py = save_repro(c, verdict, request.run, o, command_line);
   if (o.json) {
     nlohmann::json j = verdict_to_json(verdict);
     j["case"] = o.case_dir;
@@ -109,5 +83,31 @@ int run_command(const RunOptions& o) {
   }
   return exit_code_for(verdict);
 }
+
+class RunCommand : public Command {
+ public:
+  CLI::App* add_to(CLI::App& app, Invocation& invocation) override {
+    auto* cmd = app.add_subcommand("run", "run a case under a backend and report whether, and how, it fails");
+    const EvaluationFlags flags = add_evaluation_flags(*cmd, options_, "seconds before a run counts as hung",
+                                                       "use seeded fake inputs of the recorded shapes, not inputs.pt");
+    flags.case_dir->required();
+    flags.backend->required();
+    add_load_library_flag(*cmd, invocation.libraries);
+    cmd->add_flag("--explain-backend", options_.explain_backend, "print the optimized graph the backend executed");
+    cmd->add_flag("--json", options_.json, "print the verdict as one JSON object");
+    cmd->add_flag("--save-repro", options_.save_repro,
+                  "on failure, record it in CASE/case.json and write repro.py, repro.cpp, CMakeLists.txt into CASE");
+    return cmd;
+  }
+  bool runs_workers() const override { return true; }
+  int run(const Invocation& invocation) override { return run_command(options_, invocation.command_line); }
+
+ private:
+  RunOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_run_command() { return std::make_unique<RunCommand>(); }
 
 }  // namespace tsrepro::cli

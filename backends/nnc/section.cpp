@@ -1,0 +1,31 @@
+// nnc's section of the reproducers (backends/nnc/repro.py, repro.cpp.in): the fuser switches of
+// its options (backends/nnc/options.h), then the profiling executor.
+
+#include "backends/nnc/options.h"
+#include "repro/backend_section.h"
+
+namespace tsrepro {
+namespace {
+
+SectionParts nnc_section(const SectionRequest& request) {
+  const NncOptions o = NncOptions::from(request.options);
+  SectionParts parts;
+  parts.program_flags = {"uses_profiled", "nnc"};  // repro.cpp: the fuser's headers
+  if (!o.fusion_group_inlining) parts.flags.insert("no_inlining");
+  if (o.dynamic_shapes) parts.flags.insert("dynamic_shapes");
+  if (o.reductions) parts.flags.insert("reductions");
+  if (!parts.flags.empty()) parts.program_flags.insert("nnc_options");
+  if (o.strategy) {
+    parts.flags.insert("strategy");
+    parts.program_flags.insert("strategy");
+  }
+  // FusionBehavior's enumerator; the Python API takes the same word as a string.
+  parts.values["STRATEGY"] = o.strategy == "dynamic" ? "DYNAMIC" : "STATIC";
+  return parts;
+}
+
+}  // namespace
+
+extern const ReproBackend nnc_repro{/*profiles=*/true, /*freezes=*/false, nnc_section};
+
+}  // namespace tsrepro

@@ -1,0 +1,31 @@
+// ofi's section of the reproducers (backends/ofi/repro.py, repro.cpp.in): freeze and
+// optimize_for_inference with its options (backends/ofi/options.h), on the scripted Repro (the
+// module form) or on the case's module archive (the IR form), whose forward takes the inputs
+// that were not lifted.
+
+#include "backends/ofi/options.h"
+#include "repro/backend_section.h"
+
+namespace tsrepro {
+namespace {
+
+SectionParts ofi_section(const SectionRequest& request) {
+  const OfiOptions o = OfiOptions::from(request.options);
+  SectionParts parts;
+  std::string forward_inputs;
+  for (size_t i = 0; i < request.c.inputs.size(); ++i)
+    if (!request.c.inputs[i].lifted) forward_inputs += (forward_inputs.empty() ? "" : ", ") + std::to_string(i);
+  parts.values["FORWARD_INPUTS"] = forward_inputs;
+  parts.values["NUMERICS"] = request.dialect.bool_literal(o.numerics);
+  if (o.mkldnn)
+    parts.flags.insert("mkldnn");
+  else
+    parts.program_flags.insert("ofi_passes");  // repro.cpp: the passes' headers
+  return parts;
+}
+
+}  // namespace
+
+extern const ReproBackend ofi_repro{/*profiles=*/false, /*freezes=*/true, ofi_section};
+
+}  // namespace tsrepro

@@ -1,0 +1,29 @@
+// The one reading of --backend-opt values (backends/options.h).
+
+#include "backends/options.h"
+
+#include "tsrepro/error.h"
+
+namespace tsrepro {
+
+bool option_flag(const BackendOptions& options, const std::string& key, bool fallback) {
+  const auto found = options.find(key);
+  if (found == options.end()) return fallback;
+  if (found->second == "1" || found->second == "true" || found->second == "on") return true;
+  if (found->second == "0" || found->second == "false" || found->second == "off") return false;
+  throw UserError("--backend-opt " + key + "=" + found->second + ": expected 0 or 1");
+}
+
+std::string option_choice(const BackendOptions& options, const std::string& key,
+                          std::initializer_list<const char*> choices, const std::string& fallback) {
+  const auto found = options.find(key);
+  if (found == options.end()) return fallback;
+  std::string known;
+  for (const char* choice : choices) {
+    if (found->second == choice) return found->second;
+    known += (known.empty() ? "" : " or ") + std::string(choice);
+  }
+  throw UserError("--backend-opt " + key + "=" + found->second + ": expected " + known);
+}
+
+}  // namespace tsrepro

@@ -1,0 +1,18 @@
+#pragma once
+// Reading --backend-opt values into a backend's typed options (backends/<id>/options.h): one
+// strictness for every backend and every reader, the runner's factory and the writers alike.
+
+#include <string>
+
+#include "tsrepro/backend.h"
+
+namespace tsrepro {
+
+// A 0/1 option (also true/false, on/off); `fallback` when absent. Throws UserError on anything else.
+bool option_flag(const BackendOptions& options, const std::string& key, bool fallback);
+
+// An option with a fixed set of values, `fallback` when absent. Throws UserError naming the values.
+std::string option_choice(const BackendOptions& options, const std::string& key,
+                          std::initializer_list<const char*> choices, const std::string& fallback);
+
+}  // namespace tsrepro

@@ -1,0 +1,72 @@
+#pragma once
+// A backend's section of the reproducers, written once for both languages. Each backend says in
+// backends/<id>/section.cpp what its section needs (values, flags, the helpers it calls), in
+// terms of a Dialect; the writers render that through their dialect into the section template
+// of their language, backends/<id>/repro.py or backends/<id>/repro.cpp.in. No writer lists the
+// backends: the registry comes from backends/backends.def.
+
+#include <string>
+#include <string_view>
+
+#include "backends/inject/inject.h"
+#include "repro/template_fill.h"
+#include "tsrepro/backend.h"
+#include "tsrepro/case.h"
+
+namespace tsrepro {
+
+// How one reproducer language writes what a section needs.
+struct Dialect {
+  const char* writer;  // "repro.py", "repro.cpp": for messages
+  std::string (*bool_literal)(bool);
+  std::string (*string_literal)(std::string_view);
+  std::string (*comment_text)(std::string_view);
+  // The program's names for what a section runs.
+  const char* graph;           // the case's graph (the IR form)
+  const char* injected_graph;  // the graph with the inject fault's edit (the IR form)
+  const char* model;           // the model in the module form
+  const char* injected_model;  // the model with the inject fault's edit (the module form)
+};
+extern const Dialect kPythonDialect;
+extern const Dialect kCppDialect;
+
+// What a backend's section is made from.
+struct SectionRequest {
+  const Case& c;
+  const Dialect& dialect;
+  const std::string& spec;        // "nnc", "inject:segfault@aten::relu"
+  const BackendOptions& options;  // the reference gets none
+  const InjectPlan* plan;         // the inject test backend's plan of its fault; null for the others
+  bool module_form;               // the model is source (repro/module_source.h), not IR text
+  bool empty_inputs;              // repro.py's IR form feeds an empty list or dict (interpretable.py)
+};
+
+// What a section adds: its template's values and flags, and flags of the program around it (an
+// import or header its code needs; "uses_interpreted" or "uses_profiled": the helper it calls
+// to run the model, which repro.cpp then defines).
+struct SectionParts {
+  TemplateValues values;
+  TemplateFlags flags;
+  TemplateFlags program_flags;
+};
+
+// How a backend appears in the reproducers: backends/<id>/section.cpp defines `<id>_repro`.
+struct ReproBackend {
+  // It runs the profiling executor: with a reference that does too, both would share the one
+  // compiled forward of a scripted class, so the reproducers keep the IR form.
+  bool profiles = false;
+  // It freezes a module: the IR form carries the case as a module archive (CASE_MODULE).
+  bool freezes = false;
+  SectionParts (*section)(const SectionRequest&) = nullptr;
+};
+
+// The entry of `spec`'s backend. Throws UserError for an unknown backend.
+const ReproBackend& repro_backend(const std::string& spec);
+
+// The section of `request.spec` in the request's dialect: its template filled with the backend's
+// parts, `common` values (ROLE, ...) and `form` flags (module, random, ...). Its program flags are
+// added to `program_flags`.
+std::string render_backend_section(const SectionRequest& request, const TemplateValues& common,
+                                   const TemplateFlags& form, TemplateFlags& program_flags);
+
+}  // namespace tsrepro
