@@ -59,7 +59,7 @@
 #include "capture/tsrepro_child.h"
 #include "backends/fusion_group.h"
 #include "runner/file_util.h"
-#include "runner/ivalue_tensors.h"
+#include "runner/case/ivalue_tensors.h"
 #include "tsrepro/after_settings.h"
 #include "tsrepro/case.h"  // graph_to_ir
 #include "tsrepro/error.h"

@@ -2,7 +2,7 @@
 
 #include "capture/subject_graph.h"
 
-#include "runner/tensor_constants.h"
+#include "runner/import/tensor_constants.h"
 
 namespace tsrepro::capture {
 namespace {

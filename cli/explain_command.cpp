@@ -1,4 +1,4 @@
-// `tsrepro explain CASE`: which autograd node differentiates each forward node (runner/autograd_table.h)
+// `tsrepro explain CASE`: which autograd node differentiates each forward node (runner/explain/autograd_table.h)
 // and, with --backend, where a backward-phase failure starts (minifier/gradient_attribution.h).
 // It runs the reference and the backend in this process: a case that crashes is not one to explain.
 
@@ -8,9 +8,9 @@
 
 #include "cli/command.h"
 #include "minifier/gradient_attribution.h"
-#include "runner/autograd_table.h"
-#include "runner/evaluate.h"
-#include "runner/inputs.h"
+#include "runner/explain/autograd_table.h"
+#include "runner/exec/evaluate.h"
+#include "runner/case/inputs.h"
 #include "tsrepro/case.h"
 #include "tsrepro/run_spec.h"
 

@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "cli/command.h"
-#include "runner/import.h"
-#include "runner/worker_client.h"
+#include "runner/import/import.h"
+#include "runner/worker/worker_client.h"
 #include "tsrepro/error.h"
 
 namespace fs = std::filesystem;

@@ -14,8 +14,8 @@
 #include <torch/version.h>
 
 #include "cli/command.h"
-#include "runner/extension_libraries.h"
-#include "runner/zygote.h"
+#include "runner/case/extension_libraries.h"
+#include "runner/worker/zygote.h"
 #include "tsrepro/error.h"
 
 namespace {
@@ -98,7 +98,7 @@ int run_cli(int argc, char** argv) {
     return 2;
   }
   // Commands that run candidates in workers fork them from a zygote, started now: one thread,
-  // nothing run on torch yet (see runner/zygote.h). Where it cannot start they exec tsrepro-runner.
+  // nothing run on torch yet (see runner/worker/zygote.h). Where it cannot start they exec tsrepro-runner.
   if (chosen->runs_workers()) tsrepro::zygote::start();
   set_up_logging(verbosity);
 

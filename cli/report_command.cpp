@@ -17,9 +17,9 @@
 #include "cli/command.h"
 #include "repro/environment.h"
 #include "repro/issue_report.h"
-#include "runner/child_wait.h"
+#include "runner/worker/child_wait.h"
 #include "runner/file_util.h"
-#include "runner/worker_client.h"
+#include "runner/worker/worker_client.h"
 #include "tsrepro/error.h"
 #include "tsrepro/verdict.h"
 

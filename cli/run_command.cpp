@@ -8,7 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/evaluation_flags.h"
-#include "runner/worker_client.h"
+#include "runner/worker/worker_client.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/error.h"
 #include "tsrepro/writer.h"

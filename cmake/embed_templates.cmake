@@ -1,7 +1,7 @@
 # Turns template files into a C++ header of string constants, as torchgen fills its templates
 # from real files: the text lives in files an editor and a linter see as what they are, and the
 # build embeds them. Run by the build (CMakeLists.txt), with
-#   -DOUTPUT=header -DPREFIX=name_prefix_ -DINPUTS=a.py|b.py [-DSOURCES=runner/compare.cpp|...]
+#   -DOUTPUT=header -DPREFIX=name_prefix_ -DINPUTS=a.py|b.py [-DSOURCES=runner/exec/compare.cpp|...]
 #   [-DNAMED_BY_FOLDER=1]
 # Each input FILE becomes `inline constexpr const char* tsrepro::templates::<PREFIX><stem>`
 # (with NAMED_BY_FOLDER, <PREFIX><folder>_<file name, dots as underscores>),

@@ -9,7 +9,7 @@
 
 #include "minifier/pass.h"
 #include "runner/file_util.h"
-#include "runner/inputs.h"
+#include "runner/case/inputs.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {

@@ -8,8 +8,8 @@
 #include <torch/script.h>
 
 #include "minifier/gradient_attribution.h"
-#include "runner/evaluate.h"
-#include "runner/typed_nodes.h"
+#include "runner/exec/evaluate.h"
+#include "runner/case/typed_nodes.h"
 
 namespace tsrepro {
 namespace {

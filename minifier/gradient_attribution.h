@@ -14,7 +14,7 @@
 //
 // Hooks on the backend's autograd nodes could not do this: the profiling executor differentiates
 // a whole prim::DifferentiableGraph in one DifferentiableGraphBackward, whose inner values have no
-// gradient of their own (runner/autograd_table.h).
+// gradient of their own (runner/explain/autograd_table.h).
 
 #include <functional>
 #include <optional>

@@ -9,7 +9,7 @@
 
 #include "minifier/graph_edit.h"
 #include "backends/builtin.h"
-#include "runner/written_inputs.h"
+#include "runner/case/written_inputs.h"
 #include "tsrepro/node_origin.h"
 
 namespace tsrepro {

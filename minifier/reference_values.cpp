@@ -10,11 +10,11 @@
 #include "minifier/reference_values.h"
 #include "backends/builtin.h"
 #include "runner/file_util.h"
-#include "runner/inputs.h"
+#include "runner/case/inputs.h"
 #include "tsrepro/backend.h"  // clone_values
-#include "runner/torch_save_reader.h"
-#include "runner/torch_save_writer.h"
-#include "runner/written_inputs.h"
+#include "runner/case/torch_save_reader.h"
+#include "runner/case/torch_save_writer.h"
+#include "runner/case/written_inputs.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {

@@ -11,9 +11,9 @@
 
 #include "minifier/content_hash.h"
 #include "minifier/worker_interest.h"
-#include "runner/child_wait.h"
+#include "runner/worker/child_wait.h"
 #include "runner/file_util.h"
-#include "runner/torch_save_writer.h"
+#include "runner/case/torch_save_writer.h"
 #include "tsrepro/error.h"
 
 namespace bp = boost::process;
@@ -86,7 +86,7 @@ std::string WorkerInterest::value_file(const c10::IValue& value) {
 void WorkerInterest::values_read_from(const std::string& file, const std::vector<c10::IValue>& values) {
   for (size_t i = 0; i < values.size(); ++i)
     if (values[i].isTensor() && values[i].toTensor().defined())
-      tensor_files_.put(values[i].toTensor(), file + "#" + std::to_string(i));
+      tensor_files_.put(values[i].toTensor(), input_file_element(file, i));
 }
 
 Verdict WorkerInterest::run_in_worker(const Case& candidate, size_t slot) {

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "minifier/tensor_memo.h"
-#include "runner/worker_client.h"
+#include "runner/worker/worker_client.h"
 #include "runner/file_util.h"
 #include "tsrepro/minify.h"
 
@@ -20,7 +20,7 @@ namespace tsrepro {
 class WorkerInterest : public InterestTest {
  public:
   // `runner_path`: the tsrepro-runner to exec; empty: workers forked from the zygote, or the
-  // default runner (runner/worker_client.h).
+  // default runner (runner/worker/worker_client.h).
   explicit WorkerInterest(const MinifyOptions& options, const std::string& runner_path = "");
   ~WorkerInterest() override;
 

@@ -23,8 +23,8 @@
 #include "repro/reproducer_case.h"
 #include "repro/template_fill.h"
 #include "repro/templates_repro_py.h"  // generated from repro/templates/repro_py/
-#include "runner/extension_libraries.h"
-#include "runner/inputs.h"
+#include "runner/case/extension_libraries.h"
+#include "runner/case/inputs.h"
 #include "tsrepro/compare.h"
 #include "tsrepro/error.h"
 #include "tsrepro/writer.h"

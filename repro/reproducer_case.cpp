@@ -9,7 +9,7 @@
 #include "backends/ofi/ofi.h"
 #include "repro/backend_section.h"
 #include "repro/describe.h"
-#include "runner/inputs.h"
+#include "runner/case/inputs.h"
 #include "tsrepro/error.h"
 
 #ifndef TSREPRO_VERSION

@@ -63,7 +63,7 @@ std::string node_origins_text(const Case& c);
 bool uses_fake_inputs(const Case& c, const ReproSettings& settings);
 
 // --backward: the inputs that get gradients in both reproducers, as decimal indices (the runner's
-// own rule, gradient_inputs in runner/inputs.h).
+// own rule, gradient_inputs in runner/case/inputs.h).
 std::vector<std::string> gradient_input_indices(const Case& c);
 
 std::string joined(const std::vector<std::string>& parts, const std::string& separator);

@@ -7,9 +7,9 @@
 #include <torch/cuda.h>
 #include <torch/script.h>
 
-#include "runner/evaluate.h"
-#include "runner/import.h"
-#include "runner/worker_client.h"
+#include "runner/exec/evaluate.h"
+#include "runner/import/import.h"
+#include "runner/worker/worker_client.h"
 #include "tests/support/cases.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/case.h"

@@ -11,10 +11,10 @@
 #include <torch/csrc/jit/runtime/interpreter.h>
 #include <torch/script.h>
 
-#include "runner/import.h"
-#include "runner/inputs.h"
-#include "runner/torch_save_reader.h"
-#include "runner/worker_client.h"
+#include "runner/import/import.h"
+#include "runner/case/inputs.h"
+#include "runner/case/torch_save_reader.h"
+#include "runner/worker/worker_client.h"
 #include "tests/support/cases.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/case.h"
@@ -170,7 +170,7 @@ torch.save((torch.jit.load(out + "/model.pt")(x),), out + "/expected.pt")
 // An object the graph creates and stores on the module on its first call (torchvision's
 // MultiScaleRoIAlign keeps a LevelMapper so, in every R-CNN): once the write is threaded, the
 // object is a value that an If makes and the inlined __call__ reads. It becomes a tuple of its
-// attributes (runner/object_tuples.h), and the case computes what the module's first call does;
+// attributes (runner/import/object_tuples.h), and the case computes what the module's first call does;
 // saved after a call, the module holds the object, and the case computes its next call.
 TEST(Import, AnObjectStoredOnTheModuleOnItsFirstCallBecomesATuple) {
   SKIP_WITHOUT_PYTHON_TORCH();

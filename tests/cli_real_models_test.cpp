@@ -87,7 +87,7 @@ TEST(CliImportIr, AConstantTheInterpreterCannotRunNamesTheGraph) {
 }
 
 // Tracing records `s * 2.5` with 2.5 as a 0-dim float64 tensor that torch.jit.save no longer marks
-// as a Python number: the case writes it as the number (runner/wrapped_numbers.h), so that its
+// as a Python number: the case writes it as the number (runner/import/wrapped_numbers.h), so that its
 // reference gives eager's float32, not the float64 of the unoptimized interpreter, and jit passes
 // as it does on the module.
 TEST(CliImportModule, ATracedPythonNumberPromotesAsInEager) {
@@ -138,7 +138,7 @@ TEST(CliImportModule, ImportKeepsEveryOperatorTheModelRuns) {
 }
 
 // An attribute write (prim::SetAttr) becomes state threaded through the case's graph
-// (runner/attribute_state.h): the case holds no write and computes what one call of the module does.
+// (runner/import/attribute_state.h): the case holds no write and computes what one call of the module does.
 TEST(CliImportModule, AnAttributeWriteIsThreadedThroughTheCase) {
   REQUIRE_SYSTEM_TORCH();
   TempDir tmp;

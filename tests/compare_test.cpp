@@ -1,4 +1,4 @@
-// Tests for runner/compare.cpp: the port of torch._dynamo.utils.same() plus our stricter
+// Tests for runner/exec/compare.cpp: the port of torch._dynamo.utils.same() plus our stricter
 // integer rule. Values are built so that each case sits clearly on one side of its rule.
 
 #include "tsrepro/compare.h"

@@ -1,7 +1,7 @@
 // runner/fp64_reference: the float64 reference casts each floating input inside the graph,
 // right before its first use, and computes what casting every input up front computes.
 
-#include "runner/fp64_reference.h"
+#include "runner/exec/fp64_reference.h"
 
 #include <gtest/gtest.h>
 #include <torch/script.h>

@@ -9,7 +9,7 @@
 
 #include "minifier/pass.h"
 #include "minifier/worker_interest.h"
-#include "runner/import.h"
+#include "runner/import/import.h"
 #include "tests/support/cases.h"
 #include "tsrepro/minify.h"
 

@@ -19,8 +19,8 @@
 
 #include "repro/cpp_literal.h"
 #include "repro/module_source.h"
-#include "runner/evaluate.h"
-#include "runner/import.h"
+#include "runner/exec/evaluate.h"
+#include "runner/import/import.h"
 #include "tests/support/cases.h"
 #include "tests/support/expectations.h"
 #include "tsrepro/case.h"
@@ -210,8 +210,8 @@ TEST(ReproCppSource, UsesTheRunnersComparisonNotACopyOfItsOwn) {
   const auto files = reproducer_files(c, settings_for("inject:accuracy@aten::relu", "accuracy"));
   ASSERT_TRUE(files.count("tsrepro_compare.h"));
   const std::string header = files.at("tsrepro_compare.h");
-  // runner/compare.cpp itself, bar its include of the header that now precedes it.
-  std::ifstream source(testing::source_path("runner/compare.cpp"));
+  // runner/exec/compare.cpp itself, bar its include of the header that now precedes it.
+  std::ifstream source(testing::source_path("runner/exec/compare.cpp"));
   std::string implementation((std::istreambuf_iterator<char>(source)), std::istreambuf_iterator<char>());
   implementation.erase(implementation.find("#include \"tsrepro/compare.h\"\n"), 29);
   EXPECT_NE(header.find(implementation), std::string::npos);

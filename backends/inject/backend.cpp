@@ -21,8 +21,8 @@
 
 #include "backends/builtin.h"
 #include "backends/inject/inject.h"
-#include "runner/nested_nodes.h"
-#include "runner/typed_nodes.h"
+#include "runner/case/nested_nodes.h"
+#include "runner/case/typed_nodes.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {

@@ -1,12 +1,12 @@
 // The workflow's accuracy check: interpreter (and its fp64 run) against a backend's result, judged
-// as the runner judges (runner/accuracy_verdict.h).
+// as the runner judges (runner/exec/accuracy_verdict.h).
 
 #include <torch/script.h>
 
 #include "repro/after/accuracy_check.h"
-#include "runner/accuracy_verdict.h"
+#include "runner/exec/accuracy_verdict.h"
 #include "backends/builtin.h"
-#include "runner/fp64_reference.h"
+#include "runner/exec/fp64_reference.h"
 
 namespace tsrepro {
 

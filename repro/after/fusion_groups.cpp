@@ -8,7 +8,7 @@
 #include "repro/after/fusion_groups.h"
 #include "backends/builtin.h"
 #include "backends/profiling_executor.h"
-#include "runner/evaluate.h"
+#include "runner/exec/evaluate.h"
 
 namespace tsrepro {
 namespace {

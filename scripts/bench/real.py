@@ -158,7 +158,7 @@ def accuracy_table(rows, args):
         "with random weights, see `ACCURACY_MODELS` in real.py). An accuracy query runs the reference, the "
         "backend and, when they differ, same()'s float64 reference; localize-divergence's query returns every "
         "intermediate tensor. The float64 reference casts each parameter inside the graph just before its first "
-        "use (runner/fp64_reference.h): cast up front, the copies alone were twice the inputs' bytes and the "
+        "use (runner/exec/fp64_reference.h): cast up front, the copies alone were twice the inputs' bytes and the "
         "tree peaked at 314 MiB on resnet18. tsrepro alone (fx_minifier has no accuracy oracle here), %d runs "
         "each: the median run, and the range of the tree's peak." % (ACCURACY_BACKEND, args.repeat),
         "",

@@ -98,10 +98,10 @@ GRAPH_NODE = re.compile(r"(?:^|= )([a-z_]+::[A-Za-z0-9_]+)[\[(]")
 # prim::ListConstruct of lifted inputs in the case: lists are compared by what reads them. A
 # module reads a parameter anew at each use, a case has one input for it, so CSE merges repeated
 # metadata queries (prim::dtype, prim::device) of a parameter in the case only. Import drops
-# aten::warn (runner/ir_representable.cpp says why). An attribute write (prim::SetAttr, RAFT's
-# correlation pyramid) is a threaded value in the case (runner/attribute_state.h). A with statement
+# aten::warn (runner/import/ir_representable.cpp says why). An attribute write (prim::SetAttr, RAFT's
+# correlation pyramid) is a threaded value in the case (runner/import/attribute_state.h). A with statement
 # (torch.no_grad in RetinaNet's loss) is prim::Enter/prim::Exit in the module, and the __enter__
-# and __exit__ they call, inlined, in the case (runner/module_lifting.cpp): grad mode reads and sets.
+# and __exit__ they call, inlined, in the case (runner/import/module_lifting.cpp): grad mode reads and sets.
 NOT_COMPARED = {"prim::Constant", "prim::GetAttr", "prim::SetAttr", "prim::TypeCheck", "prim::RequiresGradCheck",
                 "prim::profile", "prim::BailOut", "prim::Guard", "prim::ListConstruct", "prim::dtype",
                 "prim::device", "aten::warn", "prim::Enter", "prim::Exit", "aten::is_grad_enabled",

@@ -7,7 +7,7 @@
 #include <torch/script.h>
 
 #include "minifier/graph_edit.h"
-#include "runner/import.h"
+#include "runner/import/import.h"
 
 namespace tsrepro_test {
 

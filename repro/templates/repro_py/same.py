@@ -1,4 +1,4 @@
-def difference(ref, res, ref64):  # why an output differs, or None: torch._dynamo.utils.same()'s rules as tsrepro's runner/compare.cpp applies them
+def difference(ref, res, ref64):  # why an output differs, or None: torch._dynamo.utils.same()'s rules as tsrepro's runner/exec/compare.cpp applies them
     if isinstance(ref, float):  # a float: within tol, as allclose judges (NaN equals NaN under equal_nan)
         close = type(res) == float and torch.allclose(torch.tensor([ref]).double(), torch.tensor([res]).double(), __TOL__, __TOL__, __EQUAL_NAN__)
         return None if close else "%r vs %r" % (ref, res)

@@ -45,7 +45,7 @@ def backend(inputs, fp64=False):  # nnc: the profiling executor with the TensorE
     return compiled(*inputs)
 
 
-def difference(ref, res, ref64):  # why an output differs, or None: torch._dynamo.utils.same()'s rules as tsrepro's runner/compare.cpp applies them
+def difference(ref, res, ref64):  # why an output differs, or None: torch._dynamo.utils.same()'s rules as tsrepro's runner/exec/compare.cpp applies them
     if isinstance(ref, float):  # a float: within tol, as allclose judges (NaN equals NaN under equal_nan)
         close = type(res) == float and torch.allclose(torch.tensor([ref]).double(), torch.tensor([res]).double(), 1e-04, 1e-04, True)
         return None if close else "%r vs %r" % (ref, res)

@@ -1,0 +1,44 @@
+# The rooms of the code: which files each holds and which rooms it may use. One table for two
+# readers: CMakeLists.txt makes a static library of each runner room and links it to the rooms
+# it uses; cmake/check_rooms.cmake (the unit test `rooms.include_direction`) fails when a file
+# includes a header of a room its own room may not use. Globs are relative to the source root;
+# a file belongs to the first room whose globs match it.
+#
+#   file_util  torch-free file helpers (the tests' support links them too)
+#   case       the case model and its files: case.json, graph.ir, inputs.pt, IR text, verdicts
+#   backends   what executes a graph (backends/<id>/backend.cpp and what they share)
+#   exec       judging a case: the evaluation, the comparison, the fp64 reference, RunSpec checks
+#   worker     the worker process, its protocol and its zygote
+#   import     a module or IR file plus inputs made into a case (lifting, state threading)
+#   explain    the autograd table of `tsrepro explain`
+#   minifier, writers, cli, capture: the layers above (minifier/; repro/ with repro/after/ and the
+#   backends' section files; cli/; capture/), listed so that the rooms below cannot reach up.
+# The public headers (include/tsrepro/) belong to no room: docs/ARCHITECTURE.md says which layer
+# implements each.
+
+# In matching order: the writers' files in backends/ before the backends room's.
+set(TSREPRO_ROOMS file_util case writers backends exec worker import explain minifier cli capture)
+
+set(TSREPRO_ROOM_file_util_FILES runner/file_util.*)
+set(TSREPRO_ROOM_file_util_USES)
+set(TSREPRO_ROOM_case_FILES runner/case/*)
+set(TSREPRO_ROOM_case_USES file_util)
+set(TSREPRO_ROOM_writers_FILES repro/* backends/*/section.* backends/*/repro.*)
+set(TSREPRO_ROOM_backends_FILES backends/*)
+set(TSREPRO_ROOM_backends_USES case file_util)
+set(TSREPRO_ROOM_exec_FILES runner/exec/*)
+set(TSREPRO_ROOM_exec_USES backends case file_util)
+set(TSREPRO_ROOM_worker_FILES runner/worker/*)
+set(TSREPRO_ROOM_worker_USES exec backends case file_util)
+set(TSREPRO_ROOM_import_FILES runner/import/*)
+set(TSREPRO_ROOM_import_USES worker exec backends case file_util)
+set(TSREPRO_ROOM_explain_FILES runner/explain/*)
+set(TSREPRO_ROOM_explain_USES exec backends case file_util)
+set(TSREPRO_ROOM_minifier_FILES minifier/*)
+set(TSREPRO_ROOM_minifier_USES explain import worker exec backends case file_util)
+set(TSREPRO_ROOM_writers_USES minifier explain import worker exec backends case file_util)
+set(TSREPRO_ROOM_cli_FILES cli/*)
+set(TSREPRO_ROOM_cli_USES writers minifier explain import worker exec backends case file_util)
+set(TSREPRO_ROOM_capture_FILES capture/*)
+# capture links libtorch alone and compiles the few runner files it needs itself (CMakeLists.txt).
+set(TSREPRO_ROOM_capture_USES import backends case file_util)

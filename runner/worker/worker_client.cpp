@@ -1,0 +1,268 @@
+// Starting, feeding and burying tsrepro-runner workers (Boost.Process + poll on the pipes).
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <boost/process.hpp>
+#include <spdlog/spdlog.h>
+
+#include "runner/worker/worker_client.h"
+#include "runner/worker/zygote.h"
+#include "tsrepro/error.h"
+
+namespace bp = boost::process;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace tsrepro {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void set_close_on_exec(int fd) { ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC); }
+
+bool write_all(int fd, const std::string& data) {
+  size_t written = 0;
+  while (written < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    written += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+// The last few meaningful lines a dead worker wrote to stderr ("terminate called after...").
+std::string tail_of_log(const fs::path& log, size_t max_lines) {
+  std::ifstream in(log);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line.rfind("frame #", 0) != 0) lines.push_back(line);
+  std::string tail;
+  for (size_t i = lines.size() > max_lines ? lines.size() - max_lines : 0; i < lines.size(); ++i)
+    tail += (tail.empty() ? "" : " | ") + lines[i];
+  return tail;
+}
+
+// A worker that dies before the tested backend started says nothing about the backend.
+bool stage_is_reference(const std::string& stage) {
+  return stage == "ref" || stage == "fp64" || stage == "start" || stage.empty();
+}
+
+}  // namespace
+
+struct RunnerProcess::Process {
+  // Exec'd tsrepro-runner: Boost.Process owns the child and the pipes.
+  bp::pipe to_worker;
+  bp::pipe from_worker;
+  bp::child child;
+  // Forked by the zygote: a pid and our ends of two pipes (not our child: the zygote waits).
+  pid_t forked_pid = -1;
+  int forked_to = -1, forked_from = -1;
+  fs::path log;
+  std::string buffered;  // bytes read past the last complete line
+
+  ~Process() {
+    if (forked_to >= 0) ::close(forked_to);
+    if (forked_from >= 0) ::close(forked_from);
+  }
+  bool forked() const { return forked_pid > 0; }
+  pid_t pid() const { return forked() ? forked_pid : child.id(); }
+  int request_fd() { return forked() ? forked_to : to_worker.native_sink(); }
+  int answer_fd() { return forked() ? forked_from : from_worker.native_source(); }
+  void kill_group() {
+    ::kill(-pid(), SIGKILL);  // a worker leads its own group (ESRCH before it got there)
+    ::kill(pid(), SIGKILL);
+  }
+  // The raw wait status once it has ended.
+  int wait_status() {
+    if (forked()) {
+      try {
+        return zygote::wait_for_worker(forked_pid);
+      } catch (const std::exception&) {
+        return 255 << 8;  // the zygote died with its worker's status: say "exit 255"
+      }
+    }
+    std::error_code ec;
+    child.wait(ec);
+    return child.native_exit_code();
+  }
+
+  enum class Read { Line, Eof, Timeout };
+  Read read_line(std::string& line, Clock::time_point deadline) {
+    for (;;) {
+      const auto newline = buffered.find('\n');
+      if (newline != std::string::npos) {
+        line = buffered.substr(0, newline);
+        buffered.erase(0, newline + 1);
+        return Read::Line;
+      }
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      if (left <= 0) return Read::Timeout;
+      pollfd wait_for{answer_fd(), POLLIN, 0};
+      const int ready = ::poll(&wait_for, 1, static_cast<int>(std::min<long long>(left, 1000)));
+      if (ready < 0 && errno != EINTR) return Read::Eof;
+      if (ready <= 0) continue;
+      char chunk[65536];
+      const ssize_t n = ::read(answer_fd(), chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return Read::Eof;
+      buffered.append(chunk, static_cast<size_t>(n));
+    }
+  }
+};
+
+std::string default_runner_path() {
+  if (const char* env = std::getenv("TSREPRO_RUNNER")) return env;
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  const fs::path beside = self.parent_path() / "tsrepro-runner";
+  if (!ec && fs::exists(beside)) return beside.string();
+  const fs::path found = bp::search_path("tsrepro-runner").string();
+  return found.empty() ? beside.string() : found.string();
+}
+
+RunnerProcess::RunnerProcess(std::string executable) : executable_(std::move(executable)) {
+  if (executable_.empty() && std::getenv("TSREPRO_RUNNER")) executable_ = default_runner_path();
+  // Writing to a worker that just died must not kill us.
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+RunnerProcess::~RunnerProcess() { stop(); }
+
+// From the zygote when this process has one and no runner was named (TSREPRO_RUNNER, or a path
+// given by the caller); else tsrepro-runner through Boost.Process.
+bool RunnerProcess::start_forked(Process& p) {
+  if (!executable_.empty() || !zygote::available()) return false;
+  int requests[2], answers[2];
+  if (::pipe2(requests, O_CLOEXEC) != 0) return false;
+  if (::pipe2(answers, O_CLOEXEC) != 0) {
+    ::close(requests[0]);
+    ::close(requests[1]);
+    return false;
+  }
+  try {
+    p.forked_pid = zygote::spawn_worker(requests[0], answers[1], p.log.string());
+  } catch (const std::exception& e) {
+    spdlog::debug("zygote: {}; starting tsrepro-runner instead", e.what());
+  }
+  ::close(requests[0]);
+  ::close(answers[1]);
+  if (!p.forked()) {
+    ::close(requests[1]);
+    ::close(answers[0]);
+    return false;
+  }
+  p.forked_to = requests[1];
+  p.forked_from = answers[0];
+  return true;
+}
+
+void RunnerProcess::start() {
+  auto p = std::make_unique<Process>();
+  p->log = fs::temp_directory_path() /
+           ("tsrepro-runner-" + std::to_string(::getpid()) + "-" + std::to_string(starts_) + ".log");
+  if (!start_forked(*p)) {
+    const std::string executable = executable_.empty() ? default_runner_path() : executable_;
+    if (!fs::exists(executable)) throw UserError(executable + ": tsrepro-runner not found (set TSREPRO_RUNNER)");
+    p->child =
+        bp::child(executable, bp::std_in<p->to_worker, bp::std_out> p->from_worker, bp::std_err > p->log.string());
+    set_close_on_exec(p->to_worker.native_sink());
+    set_close_on_exec(p->from_worker.native_source());
+  }
+  ++starts_;
+  spdlog::debug("started runner pid {} ({})", p->pid(), p->forked() ? "forked by the zygote" : executable_);
+  process_ = std::move(p);
+}
+
+void RunnerProcess::stop() {
+  if (!process_) return;
+  if (process_->forked() || process_->child.running()) process_->kill_group();
+  process_->wait_status();
+  std::error_code ec;
+  fs::remove(process_->log, ec);
+  process_.reset();
+}
+
+Verdict RunnerProcess::verdict_for_dead_worker(const std::string& stage) {
+  const int status = process_->wait_status();
+  const std::string log_tail = tail_of_log(process_->log, 3);
+  Verdict v;
+  v.phase = stage;
+  if (WIFSIGNALED(status)) {
+    v.status = Status::Crash;
+    v.signature = crash_signature(WTERMSIG(status));
+    v.message = "the worker died by " + signal_name(WTERMSIG(status)) + " during " + stage;
+  } else {
+    v.status = Status::Crash;
+    v.signature = "crash:exit " + std::to_string(WEXITSTATUS(status));
+    v.message = "the worker exited with status " + std::to_string(WEXITSTATUS(status)) + " during " + stage;
+  }
+  if (!log_tail.empty()) v.message += " (" + log_tail + ")";
+  if (stage_is_reference(stage)) {
+    v.status = Status::Invalid;
+    v.message = "the reference crashed: " + v.message;
+  }
+  stop();
+  return v;
+}
+
+Verdict RunnerProcess::verdict_for_timeout(const std::string& stage, double timeout_seconds) {
+  Verdict v;
+  v.status = stage_is_reference(stage) ? Status::Invalid : Status::Timeout;
+  v.phase = stage;
+  v.signature = stage_is_reference(stage) ? "" : "timeout";
+  v.message = "no answer within " + std::to_string(timeout_seconds).substr(0, 5) + " s during " + stage +
+              (stage_is_reference(stage) ? " (the reference itself is too slow: raise --timeout)" : "");
+  stop();
+  return v;
+}
+
+Verdict RunnerProcess::evaluate(const EvalRequest& request) {
+  const auto started = Clock::now();
+  Verdict verdict = exchange(request, request.run.timeout_seconds);
+  // Crashes and timeouts are timed here: the worker could not report its own time.
+  if (verdict.seconds == 0) verdict.seconds = std::chrono::duration<double>(Clock::now() - started).count();
+  return verdict;
+}
+
+Verdict RunnerProcess::exchange(const EvalRequest& request, double timeout_seconds) {
+  if (!process_) start();
+  const auto deadline =
+      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
+  std::string stage;
+  if (!write_all(process_->request_fd(), request_to_json(request).dump() + "\n"))
+    return verdict_for_dead_worker("start");
+  for (std::string line;;) {
+    switch (process_->read_line(line, deadline)) {
+      case Process::Read::Timeout:
+        return verdict_for_timeout(stage, timeout_seconds);
+      case Process::Read::Eof:
+        return verdict_for_dead_worker(stage);
+      case Process::Read::Line:
+        break;
+    }
+    const json message = json::parse(line, nullptr, /*allow_exceptions=*/false);
+    if (message.is_discarded()) {
+      spdlog::warn("runner: unreadable line: {}", line);
+      continue;
+    }
+    if (message.contains("stage")) {
+      stage = message["stage"].get<std::string>();
+    } else if (message.contains("verdict")) {
+      return verdict_from_json(message["verdict"]);
+    } else if (message.contains("error")) {
+      throw UserError(message["error"].get<std::string>());
+    }
+  }
+}
+
+}  // namespace tsrepro
