@@ -75,18 +75,18 @@ std::string seconds_text(double seconds) {
   return s.str();
 }
 
-// Writes a checkpoint per accepted state and tells people what happens: a line per accepted
-// step and, on a terminal, a live line that the next output overwrites.
-class ConsoleObserver : public MinifyObserver {
+// Keeps every state the minifier accepts on disk as a checkpoint, so that a killed run loses
+// nothing, then hands the event on to `next` (the console).
+class CheckpointingObserver : public MinifyObserver {
  public:
-  // `loaded`: the case the minify starts from, read from `case_dir`.
-  ConsoleObserver(const CheckpointWriter& writer, std::ostream& steps, EarlierProgress earlier, bool resumed,
-                  const Case& loaded, std::string case_dir)
+  // `loaded`: the case the minify starts from, read from `case_dir`; `earlier`: the totals of
+  // the run a --resume continues (original_nodes is filled in at the start).
+  CheckpointingObserver(const CheckpointWriter& writer, MinifyObserver& next, EarlierProgress& earlier, bool resumed,
+                        const Case& loaded, std::string case_dir)
       : writer_(writer),
-        steps_(steps),
+        next_(next),
         earlier_(earlier),
         resumed_(resumed),
-        live_(::isatty(STDERR_FILENO)),
         loaded_(loaded),
         case_dir_(std::move(case_dir)) {}
 
@@ -98,6 +98,43 @@ class ConsoleObserver : public MinifyObserver {
     if (!resumed_)
       writer_.write_checkpoint(stamped(state, earlier_, {}),
                                same_values(state, loaded_) ? case_dir_ + "/inputs.pt" : std::string());
+    next_.on_start(state, original);
+  }
+
+  void on_accepted(const Case& state, const AcceptedStep& step) override {
+    writer_.write_checkpoint(stamped(state, earlier_, step.stats));
+    next_.on_accepted(state, step);
+  }
+
+  void on_query(const std::string& pass, const MinifyStats& stats, size_t nodes) override {
+    next_.on_query(pass, stats, nodes);
+  }
+
+ private:
+  // The same values (tensors by identity: the very ones loaded), in the same order.
+  static bool same_values(const Case& a, const Case& b) {
+    if (!a.values || !b.values || a.values->size() != b.values->size()) return false;
+    for (size_t i = 0; i < a.values->size(); ++i)
+      if (!(*a.values)[i].isSameIdentity((*b.values)[i])) return false;
+    return true;
+  }
+
+  const CheckpointWriter& writer_;
+  MinifyObserver& next_;
+  EarlierProgress& earlier_;
+  bool resumed_;
+  const Case& loaded_;
+  std::string case_dir_;
+};
+
+// The minify as people follow it: a line per accepted step on `steps`, and a live progress line
+// on a terminal's stderr.
+class ConsoleObserver : public MinifyObserver {
+ public:
+  ConsoleObserver(std::ostream& steps, const EarlierProgress& earlier, bool resumed)
+      : steps_(steps), earlier_(earlier), resumed_(resumed), live_(::isatty(STDERR_FILENO)) {}
+
+  void on_start(const Case& state, const Verdict& original) override {
     clear_live_line();
     steps_ << "start: " << count_compute_nodes(*state.graph) << " compute nodes, failure "
            << (state.expected ? state.expected->status_text() + ": " + state.expected->signature
@@ -106,7 +143,6 @@ class ConsoleObserver : public MinifyObserver {
   }
 
   void on_accepted(const Case& state, const AcceptedStep& step) override {
-    writer_.write_checkpoint(stamped(state, earlier_, step.stats));
     clear_live_line();
     steps_ << std::left << std::setw(22) << step.pass << std::right << std::setw(6) << step.nodes_before << " -> "
            << std::setw(5) << std::left << step.nodes_after << std::right << " nodes   queries "
@@ -130,25 +166,12 @@ class ConsoleObserver : public MinifyObserver {
     line_shown_ = false;
   }
 
-  const EarlierProgress& earlier() const { return earlier_; }
-
  private:
-  // The same values (tensors by identity: the very ones loaded), in the same order.
-  static bool same_values(const Case& a, const Case& b) {
-    if (!a.values || !b.values || a.values->size() != b.values->size()) return false;
-    for (size_t i = 0; i < a.values->size(); ++i)
-      if (!(*a.values)[i].isSameIdentity((*b.values)[i])) return false;
-    return true;
-  }
-
-  const CheckpointWriter& writer_;
   std::ostream& steps_;
-  EarlierProgress earlier_;
+  const EarlierProgress& earlier_;
   bool resumed_;
   bool live_;
   bool line_shown_ = false;
-  const Case& loaded_;
-  std::string case_dir_;
 };
 
 // The flags as the engine's options, validated (UserError before any work).
@@ -292,13 +315,13 @@ int minify_command(const MinifyCliOptions& o, const std::string& command_line) {
 
   if (start.values) options.inputs_file = (checkpoint ? *checkpoint : o.case_dir) + "/inputs.pt";
   CheckpointWriter writer(out_dir, repro_settings_for(options, command_line));
-  ConsoleObserver observer(writer, o.json ? std::cerr : std::cout, earlier, checkpoint.has_value(), original,
-                           o.case_dir);
+  ConsoleObserver console(o.json ? std::cerr : std::cout, earlier, checkpoint.has_value());
+  CheckpointingObserver observer(writer, console, earlier, checkpoint.has_value(), original, o.case_dir);
   MinifyResult result;
   try {
     result = minify(start, options, observer);
   } catch (const NotFailingError& e) {
-    observer.clear_live_line();
+    console.clear_live_line();
     print_not_failing(e, o);
     if (!checkpoint) {  // leave nothing behind: this run created OUT and wrote nothing into it
       remove_tree(out_dir + "/checkpoints");
@@ -306,10 +329,10 @@ int minify_command(const MinifyCliOptions& o, const std::string& command_line) {
     }
     return 3;
   }
-  observer.clear_live_line();
+  console.clear_live_line();
 
-  const std::string repro_dir = writer.write_final(stamped(result.minimized, observer.earlier(), result.stats));
-  const nlohmann::json summary = summary_json(result, observer.earlier(), repro_dir);
+  const std::string repro_dir = writer.write_final(stamped(result.minimized, earlier, result.stats));
+  const nlohmann::json summary = summary_json(result, earlier, repro_dir);
   write_file_atomically(out_dir + "/summary.json", summary.dump(2) + "\n");
   if (o.json)
     std::cout << summary.dump() << "\n";
