@@ -73,12 +73,12 @@ class Settings:
         for C++ programs, the capture library and this shim. No variable set: nothing to ask."""
         if not any(os.environ.get(name) for name in ("TSREPRO_AFTER", "TSREPRO_LEVEL", "TSREPRO_DIR")):
             return Settings(None, 1, "tsrepro_out")
-        answer = _ask_tsrepro(["after", "--settings"], "the TSREPRO_* settings")
+        answer = _ask_tsrepro(["after", "--settings"])
         settings = json.loads(answer)
         return Settings(settings["stage"], settings["level"], settings["dir"])
 
 
-def _ask_tsrepro(arguments, what):
+def _ask_tsrepro(arguments):
     """tsrepro's one-line answer to `arguments`; TsreproError with its error line otherwise."""
     result = subprocess.run([tsrepro_executable()] + arguments, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             universal_newlines=True)
@@ -102,12 +102,12 @@ def tsrepro_executable():
 _run_dir = None
 
 
-def run_directory(root):
-    """This process's run_<timestamp>-pid_<pid>/ under `root`, claimed by tsrepro on first use
+def run_directory():
+    """This process's run_<timestamp>-pid_<pid>/ under TSREPRO_DIR, claimed by tsrepro on first use
     (`tsrepro after --claim-run-dir`, as C++ programs claim theirs), never an existing one."""
     global _run_dir
     if _run_dir is None:
-        _run_dir = _ask_tsrepro(["after", "--claim-run-dir", "--pid", str(os.getpid())], "a run directory")
+        _run_dir = _ask_tsrepro(["after", "--claim-run-dir", "--pid", str(os.getpid())])
         log.info("this run's cases go to %s", _run_dir)
     return _run_dir
 
@@ -133,7 +133,7 @@ def _run_injected(module, backend, backend_options, inputs):
                                               for name in ("model.pt", "inputs.pt", "case", "outputs.pt"))
         torch.jit.save(module, model)
         torch.save(list(inputs), saved_inputs)
-        _ask_tsrepro(["import", model, "--inputs", saved_inputs, "-o", case], "the module's import")
+        _ask_tsrepro(["import", model, "--inputs", saved_inputs, "-o", case])
         command = [tsrepro_executable(), "after", case, "--backend", backend, "--outputs", outputs]
         for key, value in backend_options.items():
             command += ["--backend-opt", "%s=%s" % (key, value)]
@@ -215,7 +215,7 @@ class Wrapped:
 
     def _dump(self, inputs):
         """The module (once) and this call's real inputs, imported as RUN/graph_<id>/."""
-        run_dir = run_directory(self.settings.directory)
+        run_dir = run_directory()
         saved = os.path.join(run_dir, "python")
         os.makedirs(saved, exist_ok=True)
         if self.model_path is None:
@@ -236,7 +236,7 @@ class Wrapped:
         command = [tsrepro_executable(), "after", case_dir, "--backend", self.backend, "--id", str(self.id)]
         for key, value in self.backend_options.items():
             command += ["--backend-opt", "%s=%s" % (key, value)]
-        env = dict(os.environ, TSREPRO_RUN_DIR=run_directory(self.settings.directory))
+        env = dict(os.environ, TSREPRO_RUN_DIR=run_directory())
         result = subprocess.run(command, env=env)
         if result.returncode < 0:
             log.warning("tsrepro after died by signal %d: the case %s reproduces the crash "
