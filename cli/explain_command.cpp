@@ -39,14 +39,14 @@ ExplainedGradients explain_gradients(Case c, const std::vector<c10::IValue>& inp
   c.values = inputs;
   Evaluator evaluator;
   auto verdict_of = [&](const Case& candidate) -> std::optional<Verdict> {
-    return evaluator.evaluate_values(eval_request(candidate, spec, ""), *candidate.values, [](const std::string&) {});
+    return evaluator.evaluate_values(eval_request(candidate, spec, ""), *candidate.values, [](Phase) {});
   };
   ExplainedGradients explained{*verdict_of(c), std::nullopt};
   const Verdict& whole = explained.whole;
-  if (!whole.failed() || whole.phase != "backward") return explained;
+  if (!whole.failed() || whole.phase != Phase::Backward) return explained;
   const ReferenceValues refs = compute_reference_values(c);
   const GradientProbes probes{verdict_of, [&](const Verdict& v) {
-                                return v.status == whole.status && v.phase == "backward" &&
+                                return v.status == whole.status && v.phase == Phase::Backward &&
                                        (v.status == Status::Accuracy || v.signature == whole.signature);
                               }};
   explained.attribution = attribute_backward_failure(c, whole, refs, probes);
@@ -79,9 +79,9 @@ std::string explained_text(const ExplainedGradients& e, const AutogradTable& tab
   std::ostringstream out;
   out << "\nGradients under " << table.backend << " against the reference: ";
   if (!e.whole.failed()) return out.str() + "they agree (and so do the outputs).\n";
-  if (e.whole.phase != "backward")
-    return out.str() + "not compared: the backend fails before the backward pass (" + e.whole.phase + ": " +
-           e.whole.message + ").\n";
+  if (e.whole.phase != Phase::Backward)
+    return out.str() + "not compared: the backend fails before the backward pass (" +
+           std::string(phase_name(e.whole.phase)) + ": " + e.whole.message + ").\n";
   const GradientAttribution& a = *e.attribution;
   out << e.whole.message << "\n";
   if (!a.culprit) return out.str() + "No culprit found: " + a.note + ".\n";

@@ -33,7 +33,8 @@ int exit_code_for(const Verdict& v) {
 
 void print_verdict(const Verdict& v, const RunOptions& o) {
   std::cout << "verdict:   " << status_name(v.status)
-            << (v.phase.empty() || v.status == Status::Pass ? "" : " (" + v.phase + ")") << "\n";
+            << (v.phase == Phase::None || v.status == Status::Pass ? "" : std::string(" (") + phase_name(v.phase) + ")")
+            << "\n";
   if (!v.signature.empty()) std::cout << "signature: " << v.signature << "\n";
   if (!v.message.empty()) std::cout << "message:   " << v.message << "\n";
   if (!v.outputs.empty()) {

@@ -45,7 +45,7 @@ std::string subject_of(const std::vector<std::string>& ops, bool& plural) {
 std::string failure_phrase(const ReproSettings& s, bool plural) {
   const std::optional<Status> status = s.failure.status;
   const std::string& sig = s.failure.signature;
-  if (status == Status::Accuracy && sig.rfind(accuracy_signature("", "backward"), 0) == 0)
+  if (status == Status::Accuracy && sig.rfind(accuracy_signature("", Phase::Backward), 0) == 0)
     return plural ? "get wrong gradients" : "gets wrong gradients";
   if (status == Status::Accuracy) return plural ? "return wrong values" : "returns wrong values";
   if (status == Status::Timeout) return plural ? "hang" : "hangs";

@@ -92,7 +92,9 @@ std::string observed_text(const Verdict& v) {
             << number(d.max_rel) << " | " << (d.ok ? "ok" : markdown_text(d.reason)) << " |\n";
       break;
     case Status::Exception:
-      out << "an exception " << (v.phase == "compile" ? "while compiling" : "in the " + v.phase + " phase") << ":\n\n"
+      out << "an exception "
+          << (v.phase == Phase::Compile ? "while compiling" : std::string("in the ") + phase_name(v.phase) + " phase")
+          << ":\n\n"
           << markdown_code_block(v.message);
       break;
     case Status::Crash:

@@ -42,7 +42,7 @@ EvalRequest request_for(const std::string& name, const std::string& backend, con
   return r;
 }
 
-const StageCallback kIgnoreStages = [](const std::string&) {};
+const PhaseCallback kIgnorePhases = [](Phase) {};
 
 EvalRequest with_timeout(EvalRequest r, double seconds) {
   r.run.timeout_seconds = seconds;
@@ -100,24 +100,24 @@ TEST(BackendRegistry, RejectsUnknownBackendsFaultsAndOptions) {
 TEST(Evaluator, ReportsExceptionPhaseSignatureAndPass) {
   testing::TempDir dir;
   Evaluator evaluator;
-  std::vector<std::string> stages;
-  Verdict pass = evaluator.evaluate(request_for("chain100_scripted", "jit", dir),
-                                    [&](const std::string& s) { stages.push_back(s); });
+  std::vector<Phase> phases;
+  Verdict pass =
+      evaluator.evaluate(request_for("chain100_scripted", "jit", dir), [&](Phase p) { phases.push_back(p); });
   EXPECT_EQ(pass.status, Status::Pass);
-  EXPECT_EQ(stages, (std::vector<std::string>{"ref", "compile", "run"}));
+  EXPECT_EQ(phases, (std::vector<Phase>{Phase::Reference, Phase::Compile, Phase::Run}));
   EXPECT_EQ(pass.outputs.size(), 1u);
 
   Verdict compile =
-      evaluator.evaluate(request_for("chain100_scripted", "inject:compile-error@aten::relu", dir), kIgnoreStages);
+      evaluator.evaluate(request_for("chain100_scripted", "inject:compile-error@aten::relu", dir), kIgnorePhases);
   EXPECT_EQ(compile.status, Status::Exception);
-  EXPECT_EQ(compile.phase, "compile");
+  EXPECT_EQ(compile.phase, Phase::Compile);
   EXPECT_EQ(compile.signature, "exception:compile:RuntimeError: tsrepro injected compile error at aten::relu");
 }
 
 TEST(Evaluator, AccuracyFailureNamesTheOutputAndItsDtype) {
   testing::TempDir dir;
   Verdict v =
-      Evaluator().evaluate(request_for("multi_output_scripted", "inject:accuracy@aten::mul", dir), kIgnoreStages);
+      Evaluator().evaluate(request_for("multi_output_scripted", "inject:accuracy@aten::mul", dir), kIgnorePhases);
   ASSERT_EQ(v.status, Status::Accuracy) << v.message;
   EXPECT_EQ(v.signature, "accuracy:float32");
   bool some_leaf_failed = false;
@@ -129,7 +129,7 @@ TEST(Evaluator, ReferenceFailureIsInvalidNotABackendBug) {
   testing::TempDir dir;
   EvalRequest r = request_for("small_graph", "jit", dir);
   r.graph_ir = "graph(%x : Tensor, %y : Tensor):\n  %z : Tensor = aten::mm(%x, %y)\n  return (%z)\n";  // 2x3 @ 2x3
-  Verdict v = Evaluator().evaluate(r, kIgnoreStages);
+  Verdict v = Evaluator().evaluate(r, kIgnorePhases);
   EXPECT_EQ(v.status, Status::Invalid);
   EXPECT_FALSE(v.failed());
 }
@@ -149,7 +149,7 @@ TEST(Evaluator, RandomOpsDrawTheSameNumbersOnBothSides) {
         "  %d : Tensor = aten::dropout(%x, %p, %train)\n"
         "  %z : Tensor = aten::add(%d, %y, %one)\n"
         "  return (%z)\n";
-    const Verdict v = Evaluator().evaluate(r, kIgnoreStages);
+    const Verdict v = Evaluator().evaluate(r, kIgnorePhases);
     EXPECT_EQ(v.status, Status::Pass) << backend << ": " << v.message;
     // Exactly: unseeded, the fp64 reference is a third draw, and same()'s fp64 rule excuses
     // whatever the backend returns as no worse than the reference.
@@ -161,7 +161,7 @@ TEST(Evaluator, BackwardComparesInputGradients) {
   testing::TempDir dir;
   EvalRequest r = request_for("conv_bn_relu_linear_scripted", "jit", dir);
   r.run.backward = true;
-  Verdict v = Evaluator().evaluate(r, kIgnoreStages);
+  Verdict v = Evaluator().evaluate(r, kIgnorePhases);
   EXPECT_EQ(v.status, Status::Pass) << v.message;
   size_t gradients = 0;
   for (const OutputDiff& d : v.outputs) gradients += d.path.rfind("grad.", 0) == 0 && d.dtype == "float32";
@@ -173,13 +173,14 @@ TEST(Evaluator, FakeInputsWhenNoInputsFile) {
   testing::TempDir dir;
   EvalRequest r = request_for("control_flow_scripted", "jit", dir);
   r.inputs_path.clear();
-  EXPECT_EQ(Evaluator().evaluate(r, kIgnoreStages).status, Status::Pass);
+  EXPECT_EQ(Evaluator().evaluate(r, kIgnorePhases).status, Status::Pass);
 }
 
 TEST(Signatures, MaskNumbersAddressesAndPaths) {
-  EXPECT_EQ(exception_signature("run", "RuntimeError", "size 12 at 0x7ffe12 in /usr/lib/x.so\nsecond line"),
-            exception_signature("run", "RuntimeError", "size 7 at 0xdead in /opt/y.so\nother"));
-  EXPECT_NE(exception_signature("run", "RuntimeError", "a"), exception_signature("compile", "RuntimeError", "a"));
+  EXPECT_EQ(exception_signature(Phase::Run, "RuntimeError", "size 12 at 0x7ffe12 in /usr/lib/x.so\nsecond line"),
+            exception_signature(Phase::Run, "RuntimeError", "size 7 at 0xdead in /opt/y.so\nother"));
+  EXPECT_NE(exception_signature(Phase::Run, "RuntimeError", "a"),
+            exception_signature(Phase::Compile, "RuntimeError", "a"));
   EXPECT_EQ(crash_signature(11), "crash:SIGSEGV");
   EXPECT_EQ(signal_name(6), "SIGABRT");
 }
@@ -190,7 +191,7 @@ TEST(RunnerProcess, CrashesAndHangsBecomeVerdictsAndTheNextRequestGetsAFreshWork
   Verdict segv = runner.evaluate(with_timeout(request_for("chain100_scripted", "inject:segfault@aten::relu", dir), 60));
   EXPECT_EQ(segv.status, Status::Crash);
   EXPECT_EQ(segv.signature, "crash:SIGSEGV");
-  EXPECT_EQ(segv.phase, "run");
+  EXPECT_EQ(segv.phase, Phase::Run);
   Verdict abort = runner.evaluate(with_timeout(request_for("chain100_scripted", "inject:abort@aten::relu", dir), 60));
   EXPECT_EQ(abort.signature, "crash:SIGABRT");
   const auto started = std::chrono::steady_clock::now();
@@ -218,7 +219,7 @@ TEST(Devices, CudaRunsBothSidesOnTheGpu) {
   testing::TempDir dir;
   EvalRequest r = request_for("chain100_scripted", "nnc", dir);
   r.run.device = "cuda";
-  EXPECT_EQ(Evaluator().evaluate(r, kIgnoreStages).status, Status::Pass);
+  EXPECT_EQ(Evaluator().evaluate(r, kIgnorePhases).status, Status::Pass);
 }
 
 }  // namespace

@@ -317,7 +317,7 @@ TEST(ReproCppProgram, ShortProgramsBuildWarningFreeAndReproduceLikeTsrepro) {
       request.specs = p.c.inputs;
       request.run = p.settings.failure.run;
       if (!p.settings.failure.run.fake_inputs) request.inputs_path = programs.case_dir(p) + "/inputs.pt";
-      const Verdict verdict = Evaluator().evaluate(request, [](const std::string&) {});
+      const Verdict verdict = Evaluator().evaluate(request, [](Phase) {});
       EXPECT_EQ(status_name(verdict.status) == p.settings.failure.status_text(), r.exit_code == 1) << verdict.message;
     }
     if (p.settings.failure.status == Status::Accuracy) {

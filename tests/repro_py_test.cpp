@@ -425,7 +425,7 @@ TEST_P(ReproPyAgreesWithRunner, OnTheVerdict) {
   request.run.backward = p.backward;
   write_case(c, dir / "runner_case");
   if (!p.fake_inputs) request.inputs_path = dir / "runner_case/inputs.pt";
-  const Verdict expected = Evaluator().evaluate(request, [](const std::string&) {});
+  const Verdict expected = Evaluator().evaluate(request, [](Phase) {});
   ASSERT_NE(expected.status, Status::Invalid) << expected.message;
 
   ReproSettings settings = settings_for(p.backend, status_name(expected.status), expected.signature);

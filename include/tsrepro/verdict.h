@@ -15,12 +15,24 @@ enum class Status { Pass, Exception, Accuracy, Crash, Timeout, Invalid };
 const char* status_name(Status s);
 Status status_from_name(const std::string& name);
 
+// Where an evaluation is, or where it failed. The worker announces each phase before it starts
+// it, so that a parent can tell which side crashed or hung; a verdict names the phase it failed
+// in. Start: the request was not yet read; ReferenceCompile: the reference cannot even compile
+// the graph (the graph is at fault, whatever the inputs); Reference: it fails running it; Fp64:
+// the float64 reference for accuracy. Names ("ref", "compile", ...) are in verdict.cpp.
+enum class Phase { None, Start, Reference, ReferenceCompile, Fp64, Compile, Run, Backward };
+
+const char* phase_name(Phase p);
+Phase phase_from_name(const std::string& name);  // "" is None; throws on an unknown name
+// A phase before the tested backend started: a failure there says nothing about the backend.
+bool is_reference_phase(Phase p);
+
 struct Verdict {
   Status status = Status::Pass;
-  std::string phase;  // exception: "compile", "run" or "backward"; crash/timeout: the stage;
-                      // invalid: "ref" (the reference fails running) or "ref-compile" (it cannot compile)
-  std::string signature;  // normalized identity of the failure; empty for pass
-  std::string message;    // for people: the exception text, the signal, the worst diff
+  Phase phase = Phase::None;  // exception: Compile, Run or Backward; crash/timeout: where it died;
+                              // invalid: Reference, ReferenceCompile, Fp64 or Start
+  std::string signature;      // normalized identity of the failure; empty for pass
+  std::string message;        // for people: the exception text, the signal, the worst diff
   std::vector<OutputDiff> outputs;
   std::string backend_graph;  // the optimized graph the backend executed, when asked for
   double seconds = 0;
@@ -36,12 +48,12 @@ Verdict verdict_from_json(const nlohmann::json& j);
 
 // "RuntimeError: shape [N, N] at /x/y.cpp:N" from an exception type and raw message: numbers,
 // hex addresses and paths masked so that the same bug has the same signature across candidates.
-std::string exception_signature(const std::string& phase, const std::string& type, const std::string& message);
+std::string exception_signature(Phase phase, const std::string& type, const std::string& message);
 std::string crash_signature(int signal_number);
 // "accuracy:<dtype>" for wrong outputs; "accuracy:backward:<dtype>" when the outputs agree and
-// only gradients differ (phase "backward"): a candidate whose forward goes wrong instead is
+// only gradients differ (Phase::Backward): a candidate whose forward goes wrong instead is
 // another bug, and the signatures keep the minifier from taking one for the other.
-std::string accuracy_signature(const std::string& dtype, const std::string& phase = "run");
+std::string accuracy_signature(const std::string& dtype, Phase phase = Phase::Run);
 
 // "SIGSEGV" for 11, "signal 77" for unknown numbers.
 std::string signal_name(int signal_number);

@@ -68,9 +68,10 @@ bool localize_backward(PassContext& ctx) {
   if (!refs) return false;
   Verdict whole;  // the state fails as expected: in the backward pass, with wrong numbers
   whole.status = Status::Accuracy;
-  whole.phase = "backward";
-  const GradientProbes probes{[&](const Case& c) { return ctx.verdict_of(c); },
-                              [](const Verdict& v) { return v.status == Status::Accuracy && v.phase == "backward"; }};
+  whole.phase = Phase::Backward;
+  const GradientProbes probes{
+      [&](const Case& c) { return ctx.verdict_of(c); },
+      [](const Verdict& v) { return v.status == Status::Accuracy && v.phase == Phase::Backward; }};
   const GradientAttribution found = attribute_backward_failure(ctx.state(), whole, *refs, probes);
   return found.culprit && try_node_alone(ctx, *found.culprit);
 }
@@ -82,7 +83,8 @@ bool localize_divergence_pass(PassContext& ctx) {
   const Case& state = ctx.state();
   const size_t n = cuttable_nodes(*state.graph).size();
   if (n < 2) return false;
-  if (ctx.expected_failure().signature.rfind(accuracy_signature("", "backward"), 0) == 0) return localize_backward(ctx);
+  if (ctx.expected_failure().signature.rfind(accuracy_signature("", Phase::Backward), 0) == 0)
+    return localize_backward(ctx);
   std::vector<size_t> out_owner;
   const std::optional<Verdict> probe = ctx.verdict_of(instrumented(state, out_owner));
   if (!probe || probe->status != Status::Accuracy) return false;

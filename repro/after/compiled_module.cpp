@@ -217,7 +217,7 @@ c10::IValue CompiledModule::operator()(std::vector<c10::IValue> inputs) {
       s.prepared = s.backend->prepare({s.module.graph, s.lifted}, clone_values(values));
     } catch (...) {
       // No fusion group exists yet to blame: the whole graph is the subject, at either stage.
-      report_failure(s, whole, verdict_for_current_exception("compile"));
+      report_failure(s, whole, verdict_for_current_exception(Phase::Compile));
       throw;
     }
   }
@@ -227,7 +227,7 @@ c10::IValue CompiledModule::operator()(std::vector<c10::IValue> inputs) {
   try {
     outputs = s.prepared->run(std::move(values));
   } catch (...) {
-    if (graph_stage) report_failure(s, whole, verdict_for_current_exception("run"));
+    if (graph_stage) report_failure(s, whole, verdict_for_current_exception(Phase::Run));
     throw;
   }
   if (graph_stage && s.settings.level >= 4) {

@@ -85,7 +85,7 @@ std::optional<Verdict> check_fusion_group(const FusionGroup& group, bool compare
     ScopedJitSwitches scope(kernel_switches());
     got = interpret_graph(kernel_graph)->run(clone_values(group.inputs));
   } catch (...) {
-    return verdict_for_current_exception("run");
+    return verdict_for_current_exception(Phase::Run);
   }
   if (!compare_accuracy) return std::nullopt;
 

@@ -14,6 +14,13 @@ constexpr std::pair<Status, const char*> kStatusNames[] = {
     {Status::Pass, "pass"},   {Status::Exception, "exception"}, {Status::Accuracy, "accuracy"},
     {Status::Crash, "crash"}, {Status::Timeout, "timeout"},     {Status::Invalid, "invalid"}};
 
+// The names in verdicts' JSON, the worker's phase lines and exception signatures.
+constexpr std::pair<Phase, const char*> kPhaseNames[] = {
+    {Phase::None, ""},         {Phase::Start, "start"},
+    {Phase::Reference, "ref"}, {Phase::ReferenceCompile, "ref-compile"},
+    {Phase::Fp64, "fp64"},     {Phase::Compile, "compile"},
+    {Phase::Run, "run"},       {Phase::Backward, "backward"}};
+
 std::string first_nonempty_line(const std::string& text) {
   size_t start = 0;
   while (start < text.size()) {
@@ -69,11 +76,28 @@ Status status_from_name(const std::string& name) {
   throw std::invalid_argument("unknown verdict status '" + name + "'");
 }
 
+const char* phase_name(Phase p) {
+  for (const auto& [phase, name] : kPhaseNames)
+    if (phase == p) return name;
+  return "unknown";
+}
+
+Phase phase_from_name(const std::string& name) {
+  for (const auto& [phase, known] : kPhaseNames)
+    if (name == known) return phase;
+  throw std::invalid_argument("unknown evaluation phase '" + name + "'");
+}
+
+bool is_reference_phase(Phase p) {
+  return p == Phase::None || p == Phase::Start || p == Phase::Reference || p == Phase::ReferenceCompile ||
+         p == Phase::Fp64;
+}
+
 json verdict_to_json(const Verdict& v) {
   json outputs = json::array();
   for (const OutputDiff& d : v.outputs) outputs.push_back(diff_to_json(d));
   json j = {{"status", status_name(v.status)},
-            {"phase", v.phase},
+            {"phase", phase_name(v.phase)},
             {"signature", v.signature},
             {"message", v.message},
             {"outputs", outputs},
@@ -86,7 +110,7 @@ json verdict_to_json(const Verdict& v) {
 Verdict verdict_from_json(const json& j) {
   Verdict v;
   v.status = status_from_name(j.at("status").get<std::string>());
-  v.phase = j.value("phase", "");
+  v.phase = phase_from_name(j.value("phase", ""));
   v.signature = j.value("signature", "");
   v.message = j.value("message", "");
   for (const json& d : j.value("outputs", json::array())) v.outputs.push_back(diff_from_json(d));
@@ -96,14 +120,15 @@ Verdict verdict_from_json(const json& j) {
   return v;
 }
 
-std::string exception_signature(const std::string& phase, const std::string& type, const std::string& message) {
-  return "exception:" + phase + ":" + type + ": " + mask_variable_parts(first_nonempty_line(message));
+std::string exception_signature(Phase phase, const std::string& type, const std::string& message) {
+  return std::string("exception:") + phase_name(phase) + ":" + type + ": " +
+         mask_variable_parts(first_nonempty_line(message));
 }
 
 std::string crash_signature(int signal_number) { return "crash:" + signal_name(signal_number); }
 
-std::string accuracy_signature(const std::string& dtype, const std::string& phase) {
-  return phase == "backward" ? "accuracy:backward:" + dtype : "accuracy:" + dtype;
+std::string accuracy_signature(const std::string& dtype, Phase phase) {
+  return phase == Phase::Backward ? "accuracy:backward:" + dtype : "accuracy:" + dtype;
 }
 
 std::string signal_name(int signal_number) {

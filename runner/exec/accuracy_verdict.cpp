@@ -12,7 +12,7 @@ void judge_accuracy(const CompareResult& comparison, Verdict& verdict) {
   if (!worst) return;
   verdict.status = Status::Accuracy;
   // A gradient as the first failure means the forward agreed.
-  verdict.phase = worst->path.rfind(kGradientPath, 0) == 0 ? "backward" : "run";
+  verdict.phase = worst->path.rfind(kGradientPath, 0) == 0 ? Phase::Backward : Phase::Run;
   verdict.signature = accuracy_signature(worst->dtype, verdict.phase);
   verdict.message = describe_diff(*worst);
 }

@@ -79,7 +79,7 @@ ExceptionInfo describe_current_exception() {
   }
 }
 
-Verdict exception_verdict(const std::string& phase) {
+Verdict exception_verdict(Phase phase) {
   ExceptionInfo info = describe_current_exception();
   Verdict v;
   v.status = Status::Exception;
@@ -89,7 +89,7 @@ Verdict exception_verdict(const std::string& phase) {
   return v;
 }
 
-Verdict invalid_verdict(const std::string& what, const std::string& phase) {
+Verdict invalid_verdict(const std::string& what, Phase phase) {
   ExceptionInfo info = describe_current_exception();
   Verdict v;
   v.status = Status::Invalid;
@@ -101,7 +101,7 @@ Verdict invalid_verdict(const std::string& what, const std::string& phase) {
 Verdict invalid_message(const std::string& message) {
   Verdict v;
   v.status = Status::Invalid;
-  v.phase = "ref";
+  v.phase = Phase::Reference;
   v.message = message;
   return v;
 }
@@ -190,7 +190,7 @@ CompareResult compare_sides(const SideResult& ref, const SideResult& res, const 
 
 }  // namespace
 
-Verdict verdict_for_current_exception(const std::string& phase) { return exception_verdict(phase); }
+Verdict verdict_for_current_exception(Phase phase) { return exception_verdict(phase); }
 
 json request_to_json(const EvalRequest& r) {
   json specs = json::array();
@@ -263,12 +263,12 @@ std::vector<c10::IValue> Evaluator::load_inputs(const EvalRequest& request) {
   return values;
 }
 
-Verdict Evaluator::evaluate(const EvalRequest& request, const StageCallback& on_stage) {
-  return evaluate_values(request, load_inputs(request), on_stage);
+Verdict Evaluator::evaluate(const EvalRequest& request, const PhaseCallback& on_phase) {
+  return evaluate_values(request, load_inputs(request), on_phase);
 }
 
 Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::IValue> loaded,
-                                   const StageCallback& on_stage) {
+                                   const PhaseCallback& on_phase) {
   // A graph that raised inside `with torch.no_grad()` left grad mode off (import inlines the with
   // statement's exit, not the interpreter's exit on a raise): every evaluation starts it on.
   const torch::AutoGradMode grad_mode_on(true);
@@ -296,7 +296,7 @@ Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::
   auto reference = make_backend(request.run.ref, {});
   auto tested = make_backend(request.run.backend, request.run.backend_options);
 
-  on_stage("ref");
+  on_phase(Phase::Reference);
   compute_started = std::chrono::steady_clock::now();
   // A reference that cannot even compile the graph (a constant the interpreter cannot hold, an
   // operator without a kernel) is the graph's fault; one that fails running may be the inputs'.
@@ -305,40 +305,40 @@ Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::
     reference_prepared = reference->prepare(input, fresh_inputs(inputs, policy));
   } catch (...) {
     return finish(
-        invalid_verdict("the reference (" + request.run.ref + ") cannot compile this graph", kReferenceCompilePhase));
+        invalid_verdict("the reference (" + request.run.ref + ") cannot compile this graph", Phase::ReferenceCompile));
   }
   SideResult ref;
   try {
     ref = run_prepared_reference(*reference_prepared, inputs, policy);
   } catch (...) {
-    return finish(invalid_verdict("the reference (" + request.run.ref + ") fails on this graph", "ref"));
+    return finish(invalid_verdict("the reference (" + request.run.ref + ") fails on this graph", Phase::Reference));
   }
 
   if (holds_uninitialized(ref.outputs))
     return finish(invalid_message("the reference (" + request.run.ref + ") returns an uninitialized value " +
                                   "(prim::Uninitialized, as in a branch that raises): no program can hold it"));
 
-  on_stage("compile");
+  on_phase(Phase::Compile);
   std::unique_ptr<PreparedGraph> prepared;
   try {
     prepared = tested->prepare(input, fresh_inputs(inputs, policy));
   } catch (...) {
-    return finish(exception_verdict("compile"));
+    return finish(exception_verdict(Phase::Compile));
   }
-  on_stage("run");
+  on_phase(Phase::Run);
   SideResult res;
   std::vector<c10::IValue> run_inputs = fresh_inputs(inputs, policy);
   try {
     res.outputs = prepared->run(run_inputs);
   } catch (...) {
-    return finish(exception_verdict("run"));
+    return finish(exception_verdict(Phase::Run));
   }
   if (request.run.backward) {
-    on_stage("backward");
+    on_phase(Phase::Backward);
     try {
       res.grads = input_gradients(res.outputs, run_inputs);
     } catch (...) {
-      return finish(exception_verdict("backward"));
+      return finish(exception_verdict(Phase::Backward));
     }
   }
 
@@ -353,7 +353,7 @@ Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::
   CompareResult comparison = compare_sides(ref, res, nullptr, request.run.compare);
   if (!comparison.same && request.run.compare.use_fp64) {
     // Only now is the fp64 run worth its cost: it can excuse a float32 result that is merely noisy.
-    on_stage("fp64");
+    on_phase(Phase::Fp64);
     try {
       const Fp64Reference fp64_case = fp64_reference(input, inputs, policy.with_grad);
       const InputPolicy fp64_policy{policy.with_grad, inputs_maybe_written(*fp64_case.input.graph)};

@@ -48,28 +48,24 @@ nlohmann::json request_to_json(const EvalRequest& request);
 EvalRequest request_from_json(const nlohmann::json& j);
 
 // Where the evaluation is, announced before each step so that a parent can tell which side
-// crashed or hung: "ref", "fp64", "compile", "run", "backward".
-using StageCallback = std::function<void(const std::string& stage)>;
+// crashed or hung: Reference, Fp64, Compile, Run, Backward.
+using PhaseCallback = std::function<void(Phase phase)>;
 
-// Inside a catch block: the exception verdict the runner would give it ("compile", "run"), with
-// the same type, message unwrapping and signature.
-Verdict verdict_for_current_exception(const std::string& phase);
+// Inside a catch block: the exception verdict the runner would give it (Compile, Run), with the
+// same type, message unwrapping and signature.
+Verdict verdict_for_current_exception(Phase phase);
 
 // A verdict's OutputDiff path for input i's gradient is kGradientPath + "<i>" (after the outputs'
 // own paths): one comparison covers both, and the phase and attribution tell them apart by it.
 inline constexpr char kGradientPath[] = "grad.";
 
-// The phase of an invalid verdict whose reference could not even compile the graph (the graph is
-// at fault, whatever the inputs); "ref" is one whose reference failed running it.
-inline constexpr char kReferenceCompilePhase[] = "ref-compile";
-
 class Evaluator {
  public:
   // Throws UserError for a request that cannot be run at all (bad backend, unreadable inputs).
-  Verdict evaluate(const EvalRequest& request, const StageCallback& on_stage);
+  Verdict evaluate(const EvalRequest& request, const PhaseCallback& on_phase);
   // The same with the inputs at hand (request's own inputs_path and input_files unused): for a
   // caller that runs candidates in its own process, such as tsrepro explain.
-  Verdict evaluate_values(const EvalRequest& request, std::vector<c10::IValue> inputs, const StageCallback& on_stage);
+  Verdict evaluate_values(const EvalRequest& request, std::vector<c10::IValue> inputs, const PhaseCallback& on_phase);
 
  private:
   std::vector<c10::IValue> load_inputs(const EvalRequest& request);

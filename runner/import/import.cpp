@@ -374,7 +374,7 @@ void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& r
   // "the reference (eager) fails on this graph: RuntimeError: ..." -> the error itself.
   if (auto colon = why.find("graph: "); colon != std::string::npos) why = why.substr(colon + 7);
   why = why.substr(0, why.find('\n'));
-  if (verdict.status == Status::Invalid && verdict.phase == kReferenceCompilePhase) {
+  if (verdict.status == Status::Invalid && verdict.phase == Phase::ReferenceCompile) {
     // Not the inputs: the graph itself cannot be run, whatever it is given.
     const std::string graph_origin = c.provenance.value("source", std::string("the graph"));
     throw UserError(graph_origin + ": the interpreter cannot run this graph (" + why + ")");

@@ -52,11 +52,6 @@ std::string tail_of_log(const fs::path& log, size_t max_lines) {
   return tail;
 }
 
-// A worker that dies before the tested backend started says nothing about the backend.
-bool stage_is_reference(const std::string& stage) {
-  return stage == "ref" || stage == "fp64" || stage == "start" || stage.empty();
-}
-
 }  // namespace
 
 struct RunnerProcess::Process {
@@ -192,22 +187,24 @@ void RunnerProcess::stop() {
   process_.reset();
 }
 
-Verdict RunnerProcess::verdict_for_dead_worker(const std::string& stage) {
+Verdict RunnerProcess::verdict_for_dead_worker(Phase phase) {
   const int status = process_->wait_status();
   const std::string log_tail = tail_of_log(process_->log, 3);
   Verdict v;
-  v.phase = stage;
+  v.phase = phase;
+  const std::string during = std::string(" during ") + phase_name(phase);
   if (WIFSIGNALED(status)) {
     v.status = Status::Crash;
     v.signature = crash_signature(WTERMSIG(status));
-    v.message = "the worker died by " + signal_name(WTERMSIG(status)) + " during " + stage;
+    v.message = "the worker died by " + signal_name(WTERMSIG(status)) + during;
   } else {
     v.status = Status::Crash;
     v.signature = "crash:exit " + std::to_string(WEXITSTATUS(status));
-    v.message = "the worker exited with status " + std::to_string(WEXITSTATUS(status)) + " during " + stage;
+    v.message = "the worker exited with status " + std::to_string(WEXITSTATUS(status)) + during;
   }
   if (!log_tail.empty()) v.message += " (" + log_tail + ")";
-  if (stage_is_reference(stage)) {
+  // A worker that dies before the tested backend started says nothing about the backend.
+  if (is_reference_phase(phase)) {
     v.status = Status::Invalid;
     v.message = "the reference crashed: " + v.message;
   }
@@ -215,13 +212,14 @@ Verdict RunnerProcess::verdict_for_dead_worker(const std::string& stage) {
   return v;
 }
 
-Verdict RunnerProcess::verdict_for_timeout(const std::string& stage, double timeout_seconds) {
+Verdict RunnerProcess::verdict_for_timeout(Phase phase, double timeout_seconds) {
   Verdict v;
-  v.status = stage_is_reference(stage) ? Status::Invalid : Status::Timeout;
-  v.phase = stage;
-  v.signature = stage_is_reference(stage) ? "" : "timeout";
-  v.message = "no answer within " + std::to_string(timeout_seconds).substr(0, 5) + " s during " + stage +
-              (stage_is_reference(stage) ? " (the reference itself is too slow: raise --timeout)" : "");
+  const bool reference = is_reference_phase(phase);
+  v.status = reference ? Status::Invalid : Status::Timeout;
+  v.phase = phase;
+  v.signature = reference ? "" : "timeout";
+  v.message = "no answer within " + std::to_string(timeout_seconds).substr(0, 5) + " s during " + phase_name(phase) +
+              (reference ? " (the reference itself is too slow: raise --timeout)" : "");
   stop();
   return v;
 }
@@ -238,15 +236,15 @@ Verdict RunnerProcess::exchange(const EvalRequest& request, double timeout_secon
   if (!process_) start();
   const auto deadline =
       Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
-  std::string stage;
+  Phase phase = Phase::None;
   if (!write_all(process_->request_fd(), request_to_json(request).dump() + "\n"))
-    return verdict_for_dead_worker("start");
+    return verdict_for_dead_worker(Phase::Start);
   for (std::string line;;) {
     switch (process_->read_line(line, deadline)) {
       case Process::Read::Timeout:
-        return verdict_for_timeout(stage, timeout_seconds);
+        return verdict_for_timeout(phase, timeout_seconds);
       case Process::Read::Eof:
-        return verdict_for_dead_worker(stage);
+        return verdict_for_dead_worker(phase);
       case Process::Read::Line:
         break;
     }
@@ -255,8 +253,8 @@ Verdict RunnerProcess::exchange(const EvalRequest& request, double timeout_secon
       spdlog::warn("runner: unreadable line: {}", line);
       continue;
     }
-    if (message.contains("stage")) {
-      stage = message["stage"].get<std::string>();
+    if (message.contains("phase")) {
+      phase = phase_from_name(message["phase"].get<std::string>());
     } else if (message.contains("verdict")) {
       return verdict_from_json(message["verdict"]);
     } else if (message.contains("error")) {

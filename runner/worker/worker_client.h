@@ -36,8 +36,8 @@ class RunnerProcess {
   bool start_forked(Process& p);
   void stop();
   Verdict exchange(const EvalRequest& request, double timeout_seconds);
-  Verdict verdict_for_dead_worker(const std::string& stage);
-  Verdict verdict_for_timeout(const std::string& stage, double timeout_seconds);
+  Verdict verdict_for_dead_worker(Phase phase);
+  Verdict verdict_for_timeout(Phase phase, double timeout_seconds);
 
   std::string executable_;
   std::unique_ptr<Process> process_;

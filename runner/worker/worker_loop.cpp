@@ -1,5 +1,5 @@
 // A persistent worker: libtorch is loaded once, then requests come, one JSON line each on stdin,
-// and get stage lines ({"stage": ...}) and one final line ({"verdict": ...} or {"error": ...})
+// and get phase lines ({"phase": ...}) and one final line ({"verdict": ...} or {"error": ...})
 // on stdout. Whatever a candidate does to this process (abort, segfault, hang) the parent
 // notices and starts a fresh worker.
 
@@ -24,7 +24,7 @@ FILE* open_protocol_channel() {
   const int protocol_fd = ::dup(STDOUT_FILENO);
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   FILE* channel = ::fdopen(protocol_fd, "w");
-  std::setvbuf(channel, nullptr, _IONBF, 0);  // a crash must not swallow a stage line
+  std::setvbuf(channel, nullptr, _IONBF, 0);  // a crash must not swallow a phase line
   return channel;
 }
 
@@ -50,8 +50,8 @@ int serve_runner_requests() {
     if (line.empty()) continue;
     try {
       const EvalRequest request = request_from_json(nlohmann::json::parse(line));
-      const Verdict verdict = evaluator.evaluate(request, [&](const std::string& stage) {
-        send(channel, {{"stage", stage}});
+      const Verdict verdict = evaluator.evaluate(request, [&](Phase phase) {
+        send(channel, {{"phase", phase_name(phase)}});
       });
       send(channel, {{"verdict", verdict_to_json(verdict)}});
     } catch (const c10::Error& e) {
