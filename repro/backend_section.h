@@ -43,7 +43,7 @@ struct SectionRequest {
 
 // What a section adds: its template's values and flags, and flags of the program around it (an
 // import or header its code needs; "uses_interpreted" or "uses_profiled": the helper it calls
-// to run the model, which repro.cpp then defines).
+// to run the model, which repro.cpp (profiled.cpp.in) and repro.py (profiled.py) then define).
 struct SectionParts {
   TemplateValues values;
   TemplateFlags flags;

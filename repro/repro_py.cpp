@@ -280,11 +280,15 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
     if (inline_module) values["CASE_MODULE_BYTES"] = python_bytes_lines(*case_module, "    ");
     if (!inline_module) flags.insert("os");
   }
+  // The sides first: they say which helper they call (uses_profiled), defined before them.
+  const std::string reference = backend_section(c, s.failure.run.ref, {}, "reference", std::nullopt, form, flags);
+  const std::string backend =
+      backend_section(c, s.failure.run.backend, s.failure.run.backend_options, "backend", plan, form, flags);
   if (form.empty_inputs) append_section(sections, std::string(templates::repro_py_interpretable), 2);
-  append_section(sections, backend_section(c, s.failure.run.ref, {}, "reference", std::nullopt, form, flags), 2);
-  append_section(sections,
-                 backend_section(c, s.failure.run.backend, s.failure.run.backend_options, "backend", plan, form, flags),
-                 2);
+  if (flags.count("uses_profiled"))
+    append_section(sections, fill_template(templates::repro_py_profiled, {{"DEVICE", form.device}}, form.flags()), 2);
+  append_section(sections, reference, 2);
+  append_section(sections, backend, 2);
   // Only an accuracy failure needs the comparison: for the others the exit status does not depend on it.
   if (s.failure.status == Status::Accuracy) {
     flags.insert("accuracy");

@@ -1,7 +1,2 @@
 def __ROLE__(__PARAMETERS__):  # jit: the profiling executor with its default passes
-    compiled = torch._C._create_function_from_graph("repro", GRAPH.copy())  #[!module]
-    compiled = torch.jit.script(Repro().to(__DEVICE__))  #[module]
-    compiled(*fresh(inputs))  # the profiling run (PyTorch profiles one); the next call compiles the graph  #[!module]
-    compiled.__deepcopy__({})(*fresh(inputs))  # the profiling run, on a copy (forward may update Repro's state)  #[module]
-    torch.manual_seed(RUN_SEED)  #[random]
-    return compiled(*inputs)
+    return profiled(inputs)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # [JIT][NNC] aten::cos + aten::frac return wrong values under the TensorExpr fuser
 # Made by tsrepro 0.1.0 (libtorch 1.13.0, AMD EPYC); expected failure: accuracy (accuracy:float32).
-# Command: build/tsrepro minify /tmp/tmp.vkQe0u1kGI/nnc_frac_negative.case --backend nnc -o /tmp/tmp.vkQe0u1kGI/nnc_frac_negative.out -j 2
+# Command: build/tsrepro minify /tmp/tmp.sXhb0x24Cs/nnc_frac_negative.case --backend nnc -o /tmp/tmp.sXhb0x24Cs/nnc_frac_negative.out -j 2
 # Its nodes came from: aten::cos at /work/main/examples/bugs/nnc_frac_negative/make_case.py:48 (phase, node 21); aten::frac at /work/main/examples/bugs/nnc_frac_negative/make_case.py:48 (phase, node 22)
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import signal
@@ -30,6 +30,12 @@ def fresh(value, fp64=False):  # a copy on DEVICE for one run (ops may mutate in
 def leaves(v): return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple)) else [i])]  # flattened
 
 
+def profiled(inputs):  # the profiling executor: a profiling run, then the optimized plan
+    compiled = torch.jit.script(Repro().to("cpu"))
+    compiled.__deepcopy__({})(*fresh(inputs))  # the profiling run, on a copy (forward may update Repro's state)
+    return compiled(*inputs)
+
+
 def reference(inputs, fp64=False):  # eager: TorchScript's interpreter, without optimization passes
     m = torch.jit.script(Repro().to("cpu", torch.float64 if fp64 else None))
     with torch.jit.optimized_execution(False):  # a fresh function of forward's graph, run as it is
@@ -39,9 +45,7 @@ def reference(inputs, fp64=False):  # eager: TorchScript's interpreter, without 
 def backend(inputs, fp64=False):  # nnc: the profiling executor with the TensorExpr fuser forced on for the CPU
     torch._C._jit_override_can_fuse_on_cpu(True)
     torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())  # NNC's interpreter only without LLVM
-    compiled = torch.jit.script(Repro().to("cpu"))
-    compiled.__deepcopy__({})(*fresh(inputs))  # the profiling run, on a copy (forward may update Repro's state)
-    return compiled(*inputs)
+    return profiled(inputs)
 
 
 def difference(ref, res, ref64):  # why an output differs, or None: torch._dynamo.utils.same()'s rules as tsrepro's runner/exec/compare.cpp applies them
