@@ -40,6 +40,11 @@ EvaluationFlags add_evaluation_flags(CLI::App& cmd, EvaluationCliOptions& o, con
   cmd.add_flag("--fake-inputs", o.run.fake_inputs, fake_inputs_help);
   cmd.add_option("--seed", o.run.seed, "seed of the fake inputs")->capture_default_str();
   cmd.add_flag("--backward", o.run.backward, "also compare input gradients of a scalar loss");
+  cmd.add_option("--repeat", o.run.repeat, "runs per judgement: a nondeterministic failure fails some of them")
+      ->capture_default_str();
+  cmd.add_option("--min-fails", o.run.min_fails,
+                 "of --repeat runs, how many must fail for the case to count as failing")
+      ->capture_default_str();
   add_compare_flags(cmd, o.run.compare);
   return flags;
 }

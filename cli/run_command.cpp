@@ -1,4 +1,4 @@
-// `tsrepro run CASE --backend B`: one evaluation of a case in a worker; the verdict printed, and
+// `tsrepro run CASE --backend B`: a case evaluated in a worker (--repeat times); the verdict printed, and
 // with --save-repro recorded in the case with its reproducers.
 
 #include <filesystem>
@@ -8,7 +8,7 @@
 
 #include "cli/command.h"
 #include "cli/evaluation_flags.h"
-#include "runner/worker/worker_client.h"
+#include "runner/worker/repeated_evaluation.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/error.h"
 #include "tsrepro/writer.h"
@@ -25,18 +25,31 @@ struct RunOptions : EvaluationCliOptions {
   bool save_repro = false;
 };
 
-int exit_code_for(const Verdict& v) {
-  if (v.status == Status::Pass) return 0;
-  if (v.status == Status::Invalid) return 2;
-  return 1;
+// 1 when at least --min-fails of the --repeat runs failed, 2 when the reference itself fails.
+int exit_code_for(const RepeatedVerdict& series, const RunSpec& run) {
+  if (series.verdict.status == Status::Invalid) return 2;
+  return series.failed_runs >= run.min_fails ? 1 : 0;
 }
 
-void print_verdict(const Verdict& v, const RunOptions& o) {
+// "3 of 5 runs failed: exception:run:... (2), accuracy:float32 (1)": the rate of each failure.
+std::string repeat_summary(const RepeatedVerdict& series) {
+  std::string text = std::to_string(series.failed_runs) + " of " + std::to_string(series.runs) + " runs failed";
+  std::string separator = ": ";
+  for (const auto& [signature, times] : series.failures) {
+    text += separator + signature + " (" + std::to_string(times) + ")";
+    separator = ", ";
+  }
+  return text;
+}
+
+void print_verdict(const RepeatedVerdict& series, const RunOptions& o) {
+  const Verdict& v = series.verdict;
   std::cout << "verdict:   " << status_name(v.status)
             << (v.phase == Phase::None || v.status == Status::Pass ? "" : std::string(" (") + phase_name(v.phase) + ")")
             << "\n";
   if (!v.signature.empty()) std::cout << "signature: " << v.signature << "\n";
   if (!v.message.empty()) std::cout << "message:   " << v.message << "\n";
+  if (o.run.repeat > 1) std::cout << "repeated:  " << repeat_summary(series) << "\n";
   if (!v.outputs.empty()) {
     std::cout << "outputs:\n";
     for (const OutputDiff& d : v.outputs)
@@ -52,9 +65,11 @@ void print_verdict(const Verdict& v, const RunOptions& o) {
 
 // --save-repro: the failure goes into case.json and the reproducers beside it, all rewritten
 // atomically (the case directory is replaced as a whole).
-std::string save_repro(Case c, const Verdict& verdict, const RunSpec& run, const RunOptions& o,
+std::string save_repro(Case c, const RepeatedVerdict& series, const RunSpec& run, const RunOptions& o,
                        const std::string& command_line) {
-  c.expected = ExpectedFailure{run, verdict.status, verdict.signature};
+  const Verdict& verdict = series.verdict;
+  c.expected = ExpectedFailure{run, verdict.status, verdict.signature, series.runs,
+                               series.failures.count(verdict.signature) ? series.failures.at(verdict.signature) : 0};
   c.expected->run.fake_inputs = run.fake_inputs || !c.values;
   const ReproSettings settings{*c.expected, command_line};
   write_case(c, o.case_dir, /*replace=*/true, reproducer_files(c, settings));
@@ -68,21 +83,26 @@ int run_command(const RunOptions& o, const std::string& command_line) {
   request.explain = o.explain_backend;
 
   RunnerProcess runner;
-  const Verdict verdict = runner.evaluate(request);
+  const RepeatedVerdict series = evaluate_repeatedly(
+      runner, request, [](const Verdict& v) { return v.failed(); }, /*stop_when_decided=*/false);
+  const int exit_code = exit_code_for(series, request.run);
   std::string repro_py;
-  if (o.save_repro && verdict.failed()) repro_py = save_repro(c, verdict, request.run, o, command_line);
+  if (o.save_repro && exit_code == 1) repro_py = save_repro(c, series, request.run, o, command_line);
   if (o.json) {
-    nlohmann::json j = verdict_to_json(verdict);
+    nlohmann::json j = verdict_to_json(series.verdict);
+    j["runs"] = series.runs;
+    j["failed_runs"] = series.failed_runs;
+    j["failures"] = series.failures;
     j["case"] = o.case_dir;
     j["backend"] = o.run.backend;
     j["ref"] = o.run.ref;
     if (!repro_py.empty()) j["repro_py"] = repro_py;
     std::cout << j.dump() << "\n";
   } else {
-    print_verdict(verdict, o);
+    print_verdict(series, o);
     if (!repro_py.empty()) std::cout << "repro:     /usr/bin/python3 " << repro_py << "\n";
   }
-  return exit_code_for(verdict);
+  return exit_code;
 }
 
 class RunCommand : public Command {

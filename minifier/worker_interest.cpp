@@ -89,12 +89,16 @@ void WorkerInterest::values_read_from(const std::string& file, const std::vector
       tensor_files_.put(values[i].toTensor(), input_file_element(file, i));
 }
 
-Verdict WorkerInterest::run_in_worker(const Case& candidate, size_t slot) {
+EvalRequest WorkerInterest::request_for(const Case& candidate) {
   RunSpec run = options_.run;
   run.fake_inputs = false;                                 // the minifier works on concrete values from the start
   EvalRequest request = eval_request(candidate, run, "");  // values by file, below
   for (const c10::IValue& value : *candidate.values) request.input_files.push_back(value_file(value));
-  Verdict verdict = runners_[slot]->evaluate(request);
+  return request;
+}
+
+Verdict WorkerInterest::run_in_worker(const Case& candidate, size_t slot) {
+  Verdict verdict = runners_[slot]->evaluate(request_for(candidate));
   compute_seconds_[slot] = verdict.compute_seconds;
   spdlog::debug("candidate: {} {}", status_name(verdict.status), verdict.signature);
   return verdict;
@@ -114,12 +118,24 @@ bool WorkerInterest::run_test_command(const Case& candidate) {
 }
 
 Verdict WorkerInterest::check_original(const Case& original) {
-  const Verdict verdict = run_in_worker(original, 0);
+  // Every run of the series: the failure kept is the one seen most often, and its rate is recorded.
+  const RepeatedVerdict series = evaluate_repeatedly(
+      *runners_[0], request_for(original),
+      [&](const Verdict& v) {
+        return options_.interest == Interest::SameFailure || options_.interest == Interest::TestCommand
+                   ? v.failed()
+                   : judged_interesting(v);
+      },
+      /*stop_when_decided=*/false);
+  const Verdict& verdict = series.verdict;
+  compute_seconds_[0] = verdict.compute_seconds;
   expected_ = {options_.run, verdict.status, verdict.signature};
   expected_.run.fake_inputs = false;  // the minifier's states carry the values it started from
-  const bool ok = options_.interest == Interest::TestCommand   ? run_test_command(original)
-                  : options_.interest == Interest::SameFailure ? verdict.failed()
-                                                               : judged_interesting(verdict);
+  expected_.runs = series.runs;
+  const auto seen = series.failures.find(verdict.signature);
+  expected_.failed_runs = verdict.failed() && seen != series.failures.end() ? seen->second : 0;
+  const bool ok = options_.interest == Interest::TestCommand ? run_test_command(original)
+                                                             : expected_.failed_runs >= options_.run.min_fails;
   if (!ok) {
     throw NotFailingError(options_.interest == Interest::TestCommand
                               ? "the test command does not find the original case interesting"
@@ -134,7 +150,11 @@ bool WorkerInterest::interesting(const Case& candidate, size_t slot) {
     compute_seconds_[slot] = 0;  // the user's command: no split of its time is known
     return run_test_command(candidate);
   }
-  return judged_interesting(run_in_worker(candidate, slot));
+  const RepeatedVerdict series = evaluate_repeatedly(
+      *runners_[slot], request_for(candidate), [&](const Verdict& v) { return judged_interesting(v); },
+      /*stop_when_decided=*/true);
+  compute_seconds_[slot] = series.verdict.compute_seconds;
+  return series.failed_runs >= options_.run.min_fails;
 }
 
 std::optional<Verdict> WorkerInterest::verdict_of(const Case& candidate) {

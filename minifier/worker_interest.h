@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "minifier/tensor_memo.h"
+#include "runner/worker/repeated_evaluation.h"
 #include "runner/worker/worker_client.h"
 #include "runner/file_util.h"
 #include "tsrepro/minify.h"
@@ -36,6 +37,8 @@ class WorkerInterest : public InterestTest {
 
  private:
   bool judged_interesting(const Verdict& verdict) const;
+  // The candidate's request, its values named by file.
+  EvalRequest request_for(const Case& candidate);
   Verdict run_in_worker(const Case& candidate, size_t slot);
   bool run_test_command(const Case& candidate);
   size_t next_serial();

@@ -107,7 +107,11 @@ std::string issue_title(const Case& c, const ReproSettings& s) {
 
 std::string expected_failure_text(const ReproSettings& s) {
   if (!s.failure.status) return "any failure";
-  return s.failure.status_text() + (s.failure.signature.empty() ? "" : " (" + s.failure.signature + ")");
+  std::string text = s.failure.status_text() + (s.failure.signature.empty() ? "" : " (" + s.failure.signature + ")");
+  if (s.failure.flaky())
+    text +=
+        ", flaky: seen in " + std::to_string(s.failure.failed_runs) + " of " + std::to_string(s.failure.runs) + " runs";
+  return text;
 }
 
 }  // namespace tsrepro

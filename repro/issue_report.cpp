@@ -70,6 +70,10 @@ std::string summary(const IssueReport& r) {
   out << "Under " << described_backend(s.failure.run.backend) << ", this TorchScript graph of "
       << count_compute_nodes(*c.graph) << " compute nodes (" << joined_spans(interesting_ops(*c.graph)) << ") "
       << what_fails(s) << ". The reference is " << described_backend(s.failure.run.ref) << ".";
+  if (s.failure.flaky())
+    out << " The failure is flaky: tsrepro saw it in " << s.failure.failed_runs << " of " << s.failure.runs
+        << " runs. repro.py runs the case " << s.failure.run.repeat
+        << " times, each in a fresh process, and exits 1 if any run fails.";
   const nlohmann::json& minify = c.provenance.value("minify", nlohmann::json::object());
   if (minify.contains("original_nodes")) {
     out << " tsrepro minified it from " << minify.value("original_nodes", 0) << " to " << count_compute_nodes(*c.graph)

@@ -311,7 +311,7 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
                    fill_template(templates::repro_py_backward,
                                  {{"GRADIENT_INPUTS", "[" + joined(gradient_input_indices(c), ", ") + "]"}}),
                    2);
-  if (sections.find("os.") != std::string::npos) flags.insert("os");
+  if (sections.find("os.") != std::string::npos || flags.count("repeat")) flags.insert("os");
   values["SECTIONS"] = sections.substr(0, sections.find_last_not_of('\n') + 1);
 
   // Imports the data needs.

@@ -137,6 +137,11 @@ void add_common_values(const Case& c, const ReproSettings& s, std::string (*comm
   if (s.failure.run.device != "cpu") flags.insert("cuda");
   values["TIMEOUT_S"] = std::to_string(static_cast<int64_t>(std::ceil(s.failure.run.timeout_seconds)));
   values["RUN_SEED"] = std::to_string(kRunSeed);
+  // A flaky failure: repro.py runs it run.repeat times and reports the rate.
+  if (s.failure.run.repeat > 1) flags.insert("repeat");
+  values["REPEAT"] = std::to_string(s.failure.run.repeat);
+  values["RUNS"] = std::to_string(s.failure.runs);
+  values["FAILED_RUNS"] = std::to_string(s.failure.failed_runs);
   for (const std::string& flag : random_number_flags(*c.graph)) flags.insert(flag);
 }
 

@@ -748,3 +748,40 @@ TEST(CliRunSaveRepro, WritesTheReproducersOnlyWhenItFails) {
   const Result py = run_cmd("/usr/bin/python3", {case_dir + "/repro.py"}, {"", 300});
   EXPECT_EQ(py.exit_code, 1) << py.describe();
 }
+
+// `tsrepro run --repeat N`: every run counted, the rate reported and recorded; repro.py then runs
+// the case N times, each in a fresh process, and prints the rate.
+TEST(CliRunRepeat, CountsEveryRunRecordsTheRateAndReproPyRepeats) {
+  TempDir tmp;
+  const std::string case_dir = tmp / "case";
+  ASSERT_EQ(tsrepro(import_args(kModels + "chain100_scripted.pt", kModels + "chain100_scripted.inputs.pt", case_dir))
+                .exit_code,
+            0);
+  const Result passing = tsrepro({"run", case_dir, "--backend", "jit", "--repeat", "2", "--json"});
+  const json p = expect_verdict(passing, 0, "pass");
+  EXPECT_EQ(p.value("runs", 0), 2);
+  EXPECT_EQ(p.value("failed_runs", -1), 0);
+
+  const Result refused = tsrepro({"run", case_dir, "--backend", "jit", "--repeat", "2", "--min-fails", "3"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.describe();
+  EXPECT_NE(refused.err.find("--min-fails 3"), std::string::npos) << refused.describe();
+
+  const Result failing =
+      tsrepro({"run", case_dir, "--backend", "inject:accuracy@aten::relu", "--repeat", "3", "--save-repro", "--json"});
+  const json v = expect_verdict(failing, 1, "accuracy");
+  EXPECT_EQ(v.value("runs", 0), 3);
+  EXPECT_EQ(v.value("failed_runs", 0), 3);
+  EXPECT_EQ(v["failures"].value(v.value("signature", ""), 0), 3) << v.dump();
+  const json expected = read_case_json(case_dir)["expected_failure"];
+  EXPECT_EQ(expected.value("runs", 0), 3);
+  EXPECT_EQ(expected.value("failed_runs", 0), 3);
+  EXPECT_EQ(expected["run"].value("repeat", 0), 3);
+
+  const Result text = tsrepro({"run", case_dir, "--backend", "inject:accuracy@aten::relu", "--repeat", "2"});
+  EXPECT_EQ(text.exit_code, 1);
+  EXPECT_NE(text.out.find("2 of 2 runs failed: accuracy:float32 (2)"), std::string::npos) << text.describe();
+  SKIP_WITHOUT_PYTHON_TORCH();
+  const Result py = run_cmd("/usr/bin/python3", {case_dir + "/repro.py"}, {"", 300});
+  EXPECT_EQ(py.exit_code, 1) << py.describe();
+  EXPECT_NE(py.out.find("failed 3 of 3 runs (tsrepro saw 3 of 3)"), std::string::npos) << py.describe();
+}

@@ -37,7 +37,8 @@ size_t compute_nodes_in(const std::string& graph_ir) {
     bool only_literals = kind == "prim::ListConstruct" || kind == "prim::TupleConstruct";
     for (std::sregex_iterator it(args.begin(), args.end(), value), end; it != end; ++it)
       only_literals = only_literals && literals.count(it->str());
-    const bool written = std::regex_search(graph_ir, std::regex("(append|_set_item|extend|insert)\\(" + output + "[,)]"));
+    const bool written =
+        std::regex_search(graph_ir, std::regex("(append|_set_item|extend|insert)\\(" + output + "[,)]"));
     if (kind == "prim::Constant" || (only_literals && !written)) {
       literals.insert(output);
       continue;
@@ -313,6 +314,24 @@ TEST(MinifyCli, AccuracyModeMinifiesAnAccuracyFault) {
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(s.value("kind", ""), "accuracy");
   EXPECT_LE(s.value("final_nodes", 99), 3);
+}
+
+// --repeat N --min-fails K: a candidate is kept when K of N runs fail; the rate of the original
+// is recorded with the failure.
+TEST(MinifyCli, RepeatedRunsJudgeEachCandidateAndTheRateIsRecorded) {
+  TempDir tmp;
+  const std::string case_dir = import_chain(tmp);
+  const std::string out = tmp / "out";
+  const Result r = tsrepro({"minify", case_dir, "--backend", "inject:accuracy@aten::relu", "-o", out, "--json",
+                            "--repeat", "3", "--min-fails", "2"},
+                           {tmp.path().string(), 600});
+  const json s = expect_minified(r);
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_LE(s.value("final_nodes", 99), 3);
+  const json expected = read_case_json(out + "/minified")["expected_failure"];
+  EXPECT_EQ(expected.value("runs", 0), 3);
+  EXPECT_EQ(expected.value("failed_runs", 0), 3);
+  EXPECT_EQ(expected["run"].value("min_fails", 0), 2);
 }
 
 TEST(MinifyCli, AccuracyModeFindsAnExceptionUninteresting) {

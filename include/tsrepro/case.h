@@ -49,7 +49,12 @@ struct ExpectedFailure {
   RunSpec run;
   std::optional<Status> status;  // none: any failure (minify --check-str and --test keep no status)
   std::string signature;
+  // Of run.repeat runs, how many showed it when it was judged (0 of 0: not measured); fewer than
+  // all: a flaky failure, and the reports say at what rate.
+  int runs = 0;
+  int failed_runs = 0;
 
+  bool flaky() const { return failed_runs < runs; }
   // A failure a reproducer can check for: a status that is a failure.
   bool is_failure() const { return status && *status != Status::Pass && *status != Status::Invalid; }
   // The status's name, "" for any failure: summary.json's "kind", repro.py's EXPECTED.

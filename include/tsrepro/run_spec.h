@@ -37,9 +37,13 @@ struct RunSpec {
   bool fake_inputs = false;  // seeded fake inputs from the specs instead of the case's values
   uint64_t seed = kDefaultFakeSeed;
   double timeout_seconds = 300;  // a run longer than this counts as a hang
+  // A failure counts when at least min_fails of `repeat` runs show it: a nondeterministic bug
+  // (uninitialized memory) fails some runs only (runner/worker/repeated_evaluation.h).
+  int repeat = 1;
+  int min_fails = 1;
 
   // The one check of a spec, before any work: a known backend and reference, options the backend
-  // takes, a device this libtorch has, a positive timeout. Throws UserError naming the flag.
+  // takes, a device this libtorch has, a positive timeout, 1 <= min_fails <= repeat. Throws UserError naming the flag.
   void validate() const;
 };
 

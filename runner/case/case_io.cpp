@@ -49,7 +49,9 @@ std::optional<double> double_or_none(const json& j, const char* key) {
 json expected_to_json(const ExpectedFailure& e) {
   return {{"run", run_spec_to_json(e.run)},
           {"status", e.status ? json(status_name(*e.status)) : json(nullptr)},
-          {"signature", e.signature}};
+          {"signature", e.signature},
+          {"runs", e.runs},
+          {"failed_runs", e.failed_runs}};
 }
 
 // Older case files kept only the reference, the backend and its options ("ref",
@@ -77,6 +79,8 @@ ExpectedFailure expected_from_json(const json& j, const std::string& origin) {
     }
   }
   e.signature = j.value("signature", "");
+  e.runs = j.value("runs", 0);
+  e.failed_runs = j.value("failed_runs", 0);
   return e;
 }
 

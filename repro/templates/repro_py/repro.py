@@ -10,6 +10,7 @@ import io  #[ofi]
 import math  #[math]
 import os  #[os]
 import signal
+import subprocess  #[repeat]
 import sys
 __TYPING_IMPORT__
 
@@ -47,6 +48,11 @@ def leaves(v): return [x for i in v for x in (leaves(i) if isinstance(i, (list, 
 __SECTIONS__
 
 
+if __name__ == "__main__" and "TSREPRO_REPRO_RUN" not in os.environ:  # a flaky failure: __REPEAT__ runs, each a fresh process  #[repeat]
+    codes = [subprocess.call([sys.executable, __file__], env=dict(os.environ, TSREPRO_REPRO_RUN=str(run))) for run in range(__REPEAT__)]  #[repeat]
+    failed = sum(code not in (0, 2) for code in codes)  # 1, or the signal of a crash  #[repeat]
+    print("failed %d of %d runs (tsrepro saw __FAILED_RUNS__ of __RUNS__)" % (failed, len(codes)))  #[repeat]
+    sys.exit(1 if failed else 2 if 2 in codes else 0)  #[repeat]
 if __name__ == "__main__":
     if not torch.cuda.is_available():  #[cuda]
         print("repro.py: this repro runs on CUDA, but this PyTorch sees no CUDA device")  #[cuda]
