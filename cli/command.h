@@ -36,12 +36,14 @@ std::unique_ptr<Command> make_run_command();
 std::unique_ptr<Command> make_explain_command();
 std::unique_ptr<Command> make_minify_command();
 std::unique_ptr<Command> make_report_command();
+std::unique_ptr<Command> make_sweep_command();
+std::unique_ptr<Command> make_sweep_job_command();
 
 // Every subcommand, in the order `tsrepro --help` lists them.
 inline std::vector<std::unique_ptr<Command>> all_commands() {
   std::vector<std::unique_ptr<Command>> commands;
   for (auto make : {make_import_command, make_after_command, make_run_command, make_explain_command,
-                    make_minify_command, make_report_command})
+                    make_minify_command, make_report_command, make_sweep_command, make_sweep_job_command})
     commands.push_back(make());
   return commands;
 }

@@ -38,7 +38,7 @@ endfunction()
 
 set(violations 0)
 file(GLOB_RECURSE files RELATIVE ${SOURCE_DIR} ${SOURCE_DIR}/runner/* ${SOURCE_DIR}/backends/*
-     ${SOURCE_DIR}/minifier/* ${SOURCE_DIR}/repro/* ${SOURCE_DIR}/cli/* ${SOURCE_DIR}/capture/*)
+     ${SOURCE_DIR}/minifier/* ${SOURCE_DIR}/repro/* ${SOURCE_DIR}/sweep/* ${SOURCE_DIR}/cli/* ${SOURCE_DIR}/capture/*)
 foreach(file IN LISTS files)
   if(NOT file MATCHES "\\.(cpp|h)$")
     continue()

@@ -11,13 +11,15 @@
 #   worker     the worker process, its protocol and its zygote
 #   import     a module or IR file plus inputs made into a case (lifting, state threading)
 #   explain    the autograd table of `tsrepro explain`
+#   sweep      a zoo under every backend: job directories, executors, grouping into bugs; it
+#              runs tsrepro's own commands as jobs, so it needs only the case model
 #   minifier, writers, cli, capture: the layers above (minifier/; repro/ with repro/after/ and the
 #   backends' section files; cli/; capture/), listed so that the rooms below cannot reach up.
 # The public headers (include/tsrepro/) belong to no room: docs/ARCHITECTURE.md says which layer
 # implements each.
 
 # In matching order: the writers' files in backends/ before the backends room's.
-set(TSREPRO_ROOMS file_util case writers backends exec worker import explain minifier cli capture)
+set(TSREPRO_ROOMS file_util case writers backends exec worker import explain minifier sweep cli capture)
 
 set(TSREPRO_ROOM_file_util_FILES runner/file_util.*)
 set(TSREPRO_ROOM_file_util_USES)
@@ -37,8 +39,10 @@ set(TSREPRO_ROOM_explain_USES exec backends case file_util)
 set(TSREPRO_ROOM_minifier_FILES minifier/*)
 set(TSREPRO_ROOM_minifier_USES explain import worker exec backends case file_util)
 set(TSREPRO_ROOM_writers_USES minifier explain import worker exec backends case file_util)
+set(TSREPRO_ROOM_sweep_FILES sweep/*)
+set(TSREPRO_ROOM_sweep_USES case file_util)
 set(TSREPRO_ROOM_cli_FILES cli/*)
-set(TSREPRO_ROOM_cli_USES writers minifier explain import worker exec backends case file_util)
+set(TSREPRO_ROOM_cli_USES sweep writers minifier explain import worker exec backends case file_util)
 set(TSREPRO_ROOM_capture_FILES capture/*)
 # capture links libtorch alone and compiles the few runner files it needs itself (CMakeLists.txt).
 set(TSREPRO_ROOM_capture_USES import backends case file_util)

@@ -1,0 +1,83 @@
+// `tsrepro sweep ZOO -o OUT`: every model of a zoo under every backend, the failures grouped into
+// distinct bugs, each minified and reported (sweep/sweep.h); and `tsrepro sweep-job DIR`, the one
+// job of a sweep that an executor runs (sweep/job.h), left out of --help.
+
+#include <filesystem>
+#include <sstream>
+
+#include "cli/command.h"
+#include "sweep/job.h"
+#include "sweep/sweep.h"
+#include "tsrepro/backend.h"
+#include "tsrepro/error.h"
+
+namespace fs = std::filesystem;
+
+namespace tsrepro::cli {
+namespace {
+
+std::vector<std::string> comma_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream list(text);
+  for (std::string item; std::getline(list, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+class SweepCommand : public Command {
+ public:
+  CLI::App* add_to(CLI::App& app, Invocation&) override {
+    auto* cmd = app.add_subcommand(
+        "sweep", "run every model of a zoo under every backend; group the failures into bugs; minify and report each");
+    cmd->add_option("zoo", options_.zoo, "directory of models (model.pt + inputs.pt, or case directories; zoo.json)")
+        ->required();
+    cmd->add_option("-o,--output", options_.out, "output directory: sweep.json, bugs/, cases/, jobs/ (resumable)")
+        ->required();
+    cmd->add_option("--backends", backends_, "comma-separated backends to run every model under")
+        ->capture_default_str();
+    cmd->add_option("-j,--jobs", options_.jobs, "jobs at once")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--repeat", options_.repeat, "runs of every failure again, for its rate (flaky failures)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--timeout", options_.timeout_seconds, "seconds before one run counts as hung")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    return cmd;
+  }
+  int run(const Invocation&) override {
+    options_.backends = comma_list(backends_);
+    if (options_.backends.empty()) throw UserError("--backends: no backend given");
+    for (const std::string& backend : options_.backends) make_backend(backend, {});  // unknown: UserError naming it
+    options_.tsrepro = fs::read_symlink("/proc/self/exe").string();
+    run_sweep(options_);
+    return 0;
+  }
+
+ private:
+  SweepOptions options_;
+  std::string backends_ = "jit,nnc,ofi";
+};
+
+class SweepJobCommand : public Command {
+ public:
+  CLI::App* add_to(CLI::App& app, Invocation&) override {
+    auto* cmd = app.add_subcommand("sweep-job", "run one job of a sweep (what the executors start)");
+    cmd->group("");  // not for people: left out of --help
+    cmd->add_option("dir", dir_, "the job's directory (job.json)")->required();
+    return cmd;
+  }
+  int run(const Invocation&) override {
+    run_job(dir_);
+    return 0;
+  }
+
+ private:
+  std::string dir_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_sweep_command() { return std::make_unique<SweepCommand>(); }
+std::unique_ptr<Command> make_sweep_job_command() { return std::make_unique<SweepJobCommand>(); }
+
+}  // namespace tsrepro::cli

@@ -1,0 +1,80 @@
+// Job directories: written by the sweep, run by `tsrepro sweep-job DIR`, read back once finished.
+
+#include "sweep/job.h"
+
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <boost/process.hpp>
+#include <nlohmann/json.hpp>
+
+#include "runner/file_util.h"
+#include "tsrepro/error.h"
+
+namespace bp = boost::process;
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace tsrepro {
+namespace {
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::string last_nonempty_line(const std::string& text) {
+  std::istringstream lines(text);
+  std::string last;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  return last;
+}
+
+}  // namespace
+
+void prepare_job(const Job& job) {
+  if (job_finished(job.dir)) return;
+  fs::create_directories(job.dir);
+  for (const char* stale : {"stdout", "stderr"}) remove_tree((fs::path(job.dir) / stale).string());
+  for (const std::string& output : job.outputs) remove_tree(output);
+  write_file_atomically((fs::path(job.dir) / "job.json").string(), json{{"argv", job.argv}}.dump(1) + "\n");
+}
+
+bool job_finished(const std::string& dir) { return fs::exists(fs::path(dir) / "exit_code"); }
+
+std::optional<JobOutcome> job_outcome(const std::string& dir) {
+  if (!job_finished(dir)) return std::nullopt;
+  JobOutcome outcome;
+  try {
+    outcome.exit_code = std::stoi(read_text(fs::path(dir) / "exit_code"));
+  } catch (const std::exception&) {
+    throw UserError(dir + "/exit_code: not a number");
+  }
+  outcome.out = read_text(fs::path(dir) / "stdout");
+  outcome.last_error = last_nonempty_line(read_text(fs::path(dir) / "stderr"));
+  return outcome;
+}
+
+void run_job(const std::string& dir) {
+  const fs::path job_file = fs::path(dir) / "job.json";
+  std::ifstream in(job_file);
+  const json j = json::parse(in, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.contains("argv") || !j["argv"].is_array() || j["argv"].empty())
+    throw UserError(job_file.string() + ": not a sweep job (a JSON object with an \"argv\" list)");
+  const std::vector<std::string> argv = j["argv"].get<std::vector<std::string>>();
+  bp::child child(argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()),
+                  bp::std_out > (fs::path(dir) / "stdout").string(), bp::std_err > (fs::path(dir) / "stderr").string(),
+                  bp::std_in < bp::null);
+  child.wait();
+  const int status = child.native_exit_code();
+  const int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+  write_file_atomically((fs::path(dir) / "exit_code").string(), std::to_string(code) + "\n");
+}
+
+}  // namespace tsrepro

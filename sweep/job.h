@@ -1,0 +1,44 @@
+#pragma once
+// A sweep's unit of work: one tsrepro command (import, run, minify, report) in a directory of its
+// own, OUT/jobs/<phase>/<name>/:
+//   job.json    {"argv": [...]}: the command, written before anything runs it
+//   stdout      its standard output (run --json and minify --json print their result there)
+//   stderr      its standard error
+//   exit_code   its exit status (128 + N for signal N), written last and atomically: a job with
+//               this file is finished, whatever executor ran it; one without runs again
+// The executors (executor.h) only decide where and when `tsrepro sweep-job DIR` (run_job) runs.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace tsrepro {
+
+struct Job {
+  std::string dir;
+  std::vector<std::string> argv;  // argv[0]: the tsrepro executable
+  // What the command writes outside DIR (import's and minify's -o): removed before an unfinished
+  // job runs again, since those commands refuse a directory that exists.
+  std::vector<std::string> outputs;
+};
+
+// What a finished job left.
+struct JobOutcome {
+  int exit_code = -1;
+  std::string out;         // stdout
+  std::string last_error;  // the last non-empty line of stderr: tsrepro's one-line error
+};
+
+// Writes DIR/job.json (atomically) unless the job is finished; an unfinished job's old output
+// (its stdout, stderr and `outputs`) goes, so that it starts afresh.
+void prepare_job(const Job& job);
+
+bool job_finished(const std::string& dir);
+// nullopt while unfinished.
+std::optional<JobOutcome> job_outcome(const std::string& dir);
+
+// Runs DIR's command with its output in DIR's files and writes DIR/exit_code: the body of
+// `tsrepro sweep-job DIR`, which every executor runs. Throws UserError for a DIR without job.json.
+void run_job(const std::string& dir);
+
+}  // namespace tsrepro

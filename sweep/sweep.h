@@ -1,0 +1,29 @@
+#pragma once
+// `tsrepro sweep ZOO -o OUT`: every model of a zoo under every backend, the failures grouped into
+// distinct bugs, one representative of each minified and reported. The work is jobs (job.h) in
+// phases: import each model, run each model x backend, run each failure again --repeat times (its
+// rate), minify, report. Failures are pooled by backend, status and signature; in rounds, the
+// smallest model left in each pool is minified and the models whose graphs contain its minified
+// graph (pattern_match.h) are that bug. Bugs of different signatures whose minified graphs have
+// the same canonical form (canonical_form.h) are then one. OUT/sweep.json records it all (docs/FORMATS.md). Run again
+// on the same OUT, the sweep keeps every finished job and goes on.
+
+#include <string>
+#include <vector>
+
+namespace tsrepro {
+
+struct SweepOptions {
+  std::string zoo;
+  std::string out;
+  std::vector<std::string> backends{"jit", "nnc", "ofi"};
+  int jobs = 2;                  // local executor: jobs at once
+  int repeat = 3;                // runs of every failure again, for its rate
+  double timeout_seconds = 300;  // of one run (run --timeout, minify --timeout)
+  std::string tsrepro;           // this executable: the jobs run it
+};
+
+// Throws UserError for a bad zoo, a bad OUT or settings that differ from OUT's earlier sweep.
+void run_sweep(const SweepOptions& options);
+
+}  // namespace tsrepro

@@ -1,0 +1,149 @@
+// `tsrepro sweep` end to end on the bundled zoo (examples/zoo: two real NNC bugs, frac's in two
+// models, and a healthy model): the groups, sweep.json, the repros, an interrupted sweep going
+// on, and bad input.
+
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <map>
+#include <set>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/expectations.h"
+#include "tests/support/files.h"
+#include "tests/support/paths.h"
+#include "tests/support/process.h"
+
+namespace {
+
+using namespace tsrepro_test;
+
+const std::string kZoo = source_path("examples/zoo");
+
+json read_sweep(const std::string& out) { return json::parse(read_text(fs::path(out) / "sweep.json")); }
+
+// Each bug's models, as sets, keyed by the bug's backend and representative.
+std::set<std::set<std::string>> bug_models(const json& sweep) {
+  std::set<std::set<std::string>> groups;
+  for (const json& bug : sweep["bugs"]) groups.insert(bug["models"].get<std::set<std::string>>());
+  return groups;
+}
+
+const std::set<std::set<std::string>> kExpectedGroups = {{"frac_mlp", "phase_conv"}, {"round_head"}};
+
+TEST(SweepCli, TheExampleZooGivesTwoBugsOneOfThemInTwoModels) {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const Result r = tsrepro({"sweep", kZoo, "-o", out, "-j", "2"}, {tmp.path().string(), 600});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(r.stray_processes, 0u);
+  EXPECT_NE(r.err.find("ETA"), std::string::npos) << "no progress line\n" << r.describe();
+
+  const json sweep = read_sweep(out);
+  EXPECT_TRUE(sweep.value("finished", false));
+  EXPECT_EQ(bug_models(sweep), kExpectedGroups) << sweep["bugs"].dump(1);
+  for (const json& bug : sweep["bugs"]) {
+    SCOPED_TRACE(bug.dump());
+    EXPECT_EQ(bug.value("backend", ""), "nnc");
+    EXPECT_EQ(bug.value("signature", ""), "accuracy:float32");
+    EXPECT_EQ(bug.value("runs", 0), 4);  // the first run and --repeat 3
+    EXPECT_EQ(bug.value("failed_runs", 0), 4);
+    EXPECT_FALSE(bug.value("flaky", true));
+    EXPECT_LE(bug.value("final_nodes", 99), 3);
+    EXPECT_LT(bug.value("final_nodes", 99), bug.value("original_nodes", 0));
+    ASSERT_TRUE(bug["repro"].is_string());
+    EXPECT_TRUE(fs::exists(fs::path(out) / bug["repro"].get<std::string>()));
+    EXPECT_TRUE(fs::exists(fs::path(out) / bug.value("repro_cpp", "missing")));
+    EXPECT_TRUE(fs::exists(fs::path(out) / bug.value("issue", "missing")));
+  }
+  // The representative is the smallest model of its bug.
+  for (const json& bug : sweep["bugs"]) {
+    if (bug["models"].size() == 2) {
+      EXPECT_EQ(bug.value("representative", ""), "phase_conv");
+    }
+  }
+  for (const json& model : sweep["models"]) {
+    if (model.value("name", "") != "healthy_cnn") continue;
+    for (const auto& [backend, result] : model["results"].items())
+      EXPECT_EQ(result.value("status", ""), "pass") << backend;
+  }
+
+  SKIP_WITHOUT_PYTHON_TORCH();
+  for (const json& bug : sweep["bugs"]) {
+    const Result py = run_cmd(kPython, {(fs::path(out) / bug["repro"].get<std::string>()).string()}, {"", 300});
+    EXPECT_EQ(py.exit_code, 1) << py.describe();
+  }
+}
+
+// Killed midway, the same command goes on: finished jobs are not run again, and the bugs are the
+// same as an uninterrupted sweep's.
+TEST(SweepCli, AKilledSweepGoesOnWhereItStopped) {
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  std::atomic<bool> stop_watching{false};
+  auto killer = std::async(std::launch::async, [&] {
+    while (!stop_watching) {
+      size_t finished_runs = 0;
+      for (const std::string& job : list_dir(fs::path(out) / "jobs" / "run"))
+        finished_runs += fs::exists(fs::path(out) / "jobs" / "run" / job / "exit_code") ? 1 : 0;
+      if (finished_runs >= 3) {
+        for (const std::string& entry : list_dir("/proc")) {
+          if (!std::isdigit(static_cast<unsigned char>(entry[0]))) continue;
+          const std::string cmdline = read_text("/proc/" + entry + "/cmdline");
+          if (cmdline.rfind(kTsrepro + '\0' + "sweep" + '\0', 0) == 0 && cmdline.find(out) != std::string::npos)
+            ::kill(-static_cast<pid_t>(std::stol(entry)), SIGKILL);
+        }
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  });
+  const Result first = tsrepro({"sweep", kZoo, "-o", out}, {tmp.path().string(), 600});
+  stop_watching = true;
+  ASSERT_TRUE(killer.get()) << "the sweep ended before it could be killed\n" << first.describe();
+  ASSERT_FALSE(first.exited) << first.describe();
+
+  std::map<std::string, fs::file_time_type> imported;
+  for (const std::string& job : list_dir(fs::path(out) / "jobs" / "import"))
+    imported[job] = fs::last_write_time(fs::path(out) / "jobs" / "import" / job / "exit_code");
+  ASSERT_EQ(imported.size(), 4u);
+
+  const Result resumed = tsrepro({"sweep", kZoo, "-o", out}, {tmp.path().string(), 600});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
+  EXPECT_NE(resumed.err.find("going on"), std::string::npos) << resumed.describe();
+  for (const auto& [job, time] : imported)
+    EXPECT_EQ(fs::last_write_time(fs::path(out) / "jobs" / "import" / job / "exit_code"), time) << job << " ran again";
+  EXPECT_EQ(bug_models(read_sweep(out)), kExpectedGroups);
+}
+
+TEST(SweepCli, BadInputIsRefusedInOneLineNamingIt) {
+  TempDir tmp;
+  for (const char* dir : {"bad_zoo", "missing_zoo", "taken", "other"}) fs::create_directories(tmp / dir);
+  write_text(tmp / "bad_zoo/zoo.json", "{not json");
+  write_text(tmp / "missing_zoo/zoo.json", R"({"models": [{"name": "a", "model": "nowhere/model.pt"}]})");
+  write_text(tmp / "taken/something", "x");
+  write_text(tmp / "other/sweep-settings.json",
+             R"({"zoo": "/elsewhere", "backends": ["jit"], "repeat": 3, "timeout_seconds": 300.0})");
+  const std::vector<std::pair<Args, std::string>> cases = {
+      {{"sweep", tmp / "no_such_zoo", "-o", tmp / "o1"}, "no_such_zoo: not a directory"},
+      {{"sweep", tmp / "bad_zoo", "-o", tmp / "o2"}, "zoo.json: not a zoo manifest"},
+      {{"sweep", tmp / "missing_zoo", "-o", tmp / "o3"}, "nowhere/model.pt does not exist"},
+      {{"sweep", kZoo, "-o", tmp / "o4", "--backends", "jit,bogus"}, "bogus"},
+      {{"sweep", kZoo, "-o", tmp / "taken"}, "taken: exists and is not a sweep's output directory"},
+      {{"sweep", kZoo, "-o", tmp / "other"}, "an earlier sweep used other settings (backends: [\"jit\"])"},
+  };
+  for (const auto& [args, message] : cases) {
+    const Result r = tsrepro(args, {tmp.path().string()});
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_NE(r.err.find(message), std::string::npos) << r.describe();
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.describe();
+  }
+  for (const char* never_made : {"o1", "o2", "o3", "o4"}) EXPECT_FALSE(fs::exists(tmp / never_made)) << never_made;
+}
+
+}  // namespace
