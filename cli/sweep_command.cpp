@@ -35,7 +35,15 @@ class SweepCommand : public Command {
         ->required();
     cmd->add_option("--backends", backends_, "comma-separated backends to run every model under")
         ->capture_default_str();
-    cmd->add_option("-j,--jobs", options_.jobs, "jobs at once")->capture_default_str()->check(CLI::PositiveNumber);
+    cmd->add_option("--executor", options_.executor, "where jobs run: local (-j at once) or slurm (sbatch --array)")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"local", "slurm"}));
+    cmd->add_option("-j,--jobs", options_.jobs, "local executor: jobs at once")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
+    cmd->add_option("--partition", options_.slurm.partition, "slurm executor: the partition (sbatch --partition)");
+    cmd->add_option("--time-limit", options_.slurm.time_limit, "slurm executor: time per job (sbatch --time)");
+    cmd->add_option("--sbatch-arg", options_.slurm.extra_args, "slurm executor: one more sbatch flag (repeatable)");
     cmd->add_option("--repeat", options_.repeat, "runs of every failure again, for its rate (flaky failures)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);

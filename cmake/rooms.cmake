@@ -12,7 +12,8 @@
 #   import     a module or IR file plus inputs made into a case (lifting, state threading)
 #   explain    the autograd table of `tsrepro explain`
 #   sweep      a zoo under every backend: job directories, executors, grouping into bugs; it
-#              runs tsrepro's own commands as jobs, so it needs only the case model
+#              runs tsrepro's own commands as jobs, so it needs only the case model and the
+#              writers' template filling and quoting
 #   minifier, writers, cli, capture: the layers above (minifier/; repro/ with repro/after/ and the
 #   backends' section files; cli/; capture/), listed so that the rooms below cannot reach up.
 # The public headers (include/tsrepro/) belong to no room: docs/ARCHITECTURE.md says which layer
@@ -40,7 +41,7 @@ set(TSREPRO_ROOM_minifier_FILES minifier/*)
 set(TSREPRO_ROOM_minifier_USES explain import worker exec backends case file_util)
 set(TSREPRO_ROOM_writers_USES minifier explain import worker exec backends case file_util)
 set(TSREPRO_ROOM_sweep_FILES sweep/*)
-set(TSREPRO_ROOM_sweep_USES case file_util)
+set(TSREPRO_ROOM_sweep_USES writers case file_util)
 set(TSREPRO_ROOM_cli_FILES cli/*)
 set(TSREPRO_ROOM_cli_USES sweep writers minifier explain import worker exec backends case file_util)
 set(TSREPRO_ROOM_capture_FILES capture/*)

@@ -15,6 +15,7 @@ packages=(
   python3-torchvision     # the real-model corpus (torchvision.models, random weights, nothing downloaded)
   python3-torchaudio      # the real-model corpus (torchaudio.models, random weights, nothing downloaded)
   pyflakes3               # the Python lint the tests run (ctest -R lint)
+  slurm-wlm munge         # tsrepro sweep --executor slurm: its test starts a one-node cluster
 )
 
 missing=()

@@ -65,7 +65,8 @@ bool is_failure_status(const std::string& status) {
 class Sweep {
  public:
   explicit Sweep(const SweepOptions& o) : o_(o), out_(fs::absolute(o.out).lexically_normal()) {
-    executor_ = make_local_executor(o_.tsrepro, o_.jobs);
+    executor_ = o_.executor == "slurm" ? make_slurm_executor(o_.tsrepro, out_.string(), o_.slurm)
+                                       : make_local_executor(o_.tsrepro, o_.jobs);
   }
 
   void run() {

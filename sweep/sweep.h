@@ -11,13 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "sweep/executor.h"
+
 namespace tsrepro {
 
 struct SweepOptions {
   std::string zoo;
   std::string out;
   std::vector<std::string> backends{"jit", "nnc", "ofi"};
-  int jobs = 2;                  // local executor: jobs at once
+  std::string executor = "local";  // local (a process pool) or slurm (a job array per phase)
+  int jobs = 2;                    // local executor: jobs at once
+  SlurmOptions slurm;
   int repeat = 3;                // runs of every failure again, for its rate
   double timeout_seconds = 300;  // of one run (run --timeout, minify --timeout)
   std::string tsrepro;           // this executable: the jobs run it

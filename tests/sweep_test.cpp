@@ -121,6 +121,46 @@ TEST(SweepCli, AKilledSweepGoesOnWhereItStopped) {
   EXPECT_EQ(bug_models(read_sweep(out)), kExpectedGroups);
 }
 
+// A one-node Slurm cluster on localhost for one test (tests/fixtures/slurm/start_cluster.sh).
+class SlurmCluster {
+ public:
+  explicit SlurmCluster(const std::string& dir) : dir_(dir) {
+    const ShellResult start = run_shell(shell_quoted(source_path("tests/fixtures/slurm/start_cluster.sh")) + " " +
+                                        shell_quoted(dir) + " 2>&1");
+    started_ = start.exit_code == 0;
+    why_not_ = start.output;
+    skipped_ = start.exit_code == 77;
+  }
+  ~SlurmCluster() {
+    run_shell(shell_quoted(source_path("tests/fixtures/slurm/stop_cluster.sh")) + " " + shell_quoted(dir_));
+  }
+  bool started() const { return started_; }
+  bool skipped() const { return skipped_; }
+  const std::string& why_not() const { return why_not_; }
+  std::string conf() const { return dir_ + "/slurm.conf"; }
+
+ private:
+  std::string dir_, why_not_;
+  bool started_ = false, skipped_ = false;
+};
+
+// --executor slurm: each phase is an sbatch --array on a real Slurm, with the same result.
+TEST(SweepCli, TheSlurmExecutorGivesTheSameBugs) {
+  TempDir tmp;
+  SlurmCluster cluster(tmp / "slurm");
+  if (cluster.skipped()) GTEST_SKIP() << "Slurm cannot run here: " << cluster.why_not();
+  ASSERT_TRUE(cluster.started()) << cluster.why_not();
+  const std::string out = tmp / "out";
+  const Result r =
+      tsrepro({"sweep", kZoo, "-o", out, "--executor", "slurm", "--partition", "sweep", "--time-limit", "10:00"},
+              {tmp.path().string(), 600, {"SLURM_CONF=" + cluster.conf()}});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_EQ(bug_models(read_sweep(out)), kExpectedGroups);
+  // Every phase went through Slurm: its array scripts and the tasks' logs are there.
+  EXPECT_GE(list_dir(fs::path(out) / "slurm").size(), 8u);  // a list and a script per phase
+  EXPECT_FALSE(list_dir(fs::path(out) / "slurm" / "logs").empty());
+}
+
 TEST(SweepCli, BadInputIsRefusedInOneLineNamingIt) {
   TempDir tmp;
   for (const char* dir : {"bad_zoo", "missing_zoo", "taken", "other"}) fs::create_directories(tmp / dir);

@@ -13,6 +13,7 @@
 #include <spdlog/spdlog.h>
 
 #include "repro/after/dump.h"
+#include "repro/shell_literal.h"
 #include "repro/template_fill.h"
 #include "repro/templates_after.h"  // generated from repro/templates/after/
 #include "tsrepro/error.h"
@@ -23,12 +24,6 @@ namespace bp = boost::process;
 
 namespace tsrepro {
 namespace {
-
-std::string shell_quoted(const std::string& text) {
-  std::string out = "'";
-  for (char ch : text) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-  return out + "'";
-}
 
 std::string self_executable() {
   std::error_code ec;
