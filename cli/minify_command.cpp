@@ -236,6 +236,15 @@ nlohmann::json final_node_origins(const Case& minimized) {
   return list;
 }
 
+// The accepted steps of this run as nodes against queries so far: what the sweep's page plots.
+nlohmann::json trace_json(const MinifyResult& r, const EarlierProgress& earlier) {
+  nlohmann::json trace = nlohmann::json::array();
+  for (const AcceptedStep& step : r.steps)
+    trace.push_back(
+        {{"pass", step.pass}, {"nodes", step.nodes_after}, {"queries", earlier.queries + step.stats.queries}});
+  return trace;
+}
+
 nlohmann::json summary_json(const MinifyResult& r, const EarlierProgress& earlier, const std::string& repro_dir) {
   const ExpectedFailure& f = *r.minimized.expected;
   return {{"original_nodes", earlier.original_nodes},
@@ -251,6 +260,7 @@ nlohmann::json summary_json(const MinifyResult& r, const EarlierProgress& earlie
           {"signature", f.signature},
           {"one_minimal", r.one_minimal},
           {"steps", r.steps.size()},
+          {"trace", trace_json(r, earlier)},
           {"repro_dir", repro_dir},
           {"repro_py", fs::exists(repro_dir + "/repro.py") ? repro_dir + "/repro.py" : ""}};
 }

@@ -16,6 +16,7 @@
 
 #include "cli/command.h"
 #include "repro/environment.h"
+#include "repro/graph_drawing.h"
 #include "repro/issue_report.h"
 #include "runner/worker/child_wait.h"
 #include "runner/file_util.h"
@@ -131,6 +132,12 @@ int report_command(const ReportOptions& o) {
   if (!python.empty() && report.settings.failure.status != Status::Timeout) {
     const ProgramResult r = run_program(python, {(bundle / "repro.py").string()}, scratch / "repro.log", kReproSeconds);
     report.repro_run = ReproRun{r.output, status_text(r, kReproSeconds)};
+  }
+  // The graph drawn beside ISSUE.md, where Graphviz is installed.
+  if (const std::optional<std::string> svg = svg_of_dot(graph_dot(c))) {
+    report.graph_svg = "graph.svg";
+    std::ofstream(bundle / report.graph_svg, std::ios::binary) << *svg;
+    write_file_atomically((dir / report.graph_svg).string(), *svg);
   }
   const std::string markdown = issue_markdown(report);
   std::ofstream(bundle / "ISSUE.md", std::ios::binary) << markdown;

@@ -189,15 +189,20 @@ std::string environment_block(const std::vector<EnvironmentFact>& facts) {
 }  // namespace
 
 std::string issue_markdown(const IssueReport& r) {
-  return fill_template(templates::report_issue, {{"TITLE", markdown_text(issue_title(*r.c, r.settings))},
-                                                 {"SUMMARY", block(summary(r))},
-                                                 {"EXPECTED_VS_OBSERVED", block(expected_vs_observed(r))},
-                                                 {"REPRO_PY_BLOCK", block(markdown_code_block(r.repro_py, "python"))},
-                                                 {"REPRO_OUTPUT", block(repro_output(r))},
-                                                 {"PROVENANCE", block(provenance(*r.c))},
-                                                 {"ENVIRONMENT", block(environment_block(r.environment))},
-                                                 {"TSREPRO_VERSION", markdown_text(TSREPRO_VERSION)},
-                                                 {"BACKEND", markdown_text(r.settings.failure.run.backend)}});
+  return fill_template(templates::report_issue,
+                       {{"TITLE", markdown_text(issue_title(*r.c, r.settings))},
+                        {"SUMMARY", block(summary(r))},
+                        {"EXPECTED_VS_OBSERVED", block(expected_vs_observed(r))},
+                        {"REPRO_PY_BLOCK", block(markdown_code_block(r.repro_py, "python"))},
+                        {"REPRO_OUTPUT", block(repro_output(r))},
+                        {"PROVENANCE", block(provenance(*r.c))},
+                        {"GRAPH_PICTURE", r.graph_svg.empty() ? std::string()
+                                                              : "![The graph: each op and the model's line it "
+                                                                "came from](" +
+                                                                    r.graph_svg + ")\n"},
+                        {"ENVIRONMENT", block(environment_block(r.environment))},
+                        {"TSREPRO_VERSION", markdown_text(TSREPRO_VERSION)},
+                        {"BACKEND", markdown_text(r.settings.failure.run.backend)}});
 }
 
 ReproSettings settings_from_case(const Case& c, const std::string& case_json) {

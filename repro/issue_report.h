@@ -29,6 +29,7 @@ struct IssueReport {
   Verdict observed;                   // tsrepro run's verdict, now
   std::optional<ReproRun> repro_run;  // none when no Python with torch was found, or it would hang
   std::vector<EnvironmentFact> environment;
+  std::string graph_svg;  // the graph drawn (repro/graph_drawing.h), a file beside ISSUE.md; empty: none
 };
 
 std::string issue_markdown(const IssueReport& report);

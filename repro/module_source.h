@@ -23,14 +23,14 @@ namespace tsrepro {
 // A lifted input of the graph as an attribute of the module: self.<name>.
 struct ModuleAttribute {
   std::string name;
-  size_t input = 0;   // the graph input it stands for
-  c10::IValue value;  // its value in the case
+  size_t input = 0;            // the graph input it stands for
+  c10::IValue value;           // its value in the case
   bool training_flag = false;  // a submodule's `training` (bn1_training): eval() clears it, as in the model
 };
 
 struct ModuleForm {
   std::vector<ModuleAttribute> attributes;  // in graph input order
-  std::vector<size_t> forward_inputs;  // the graph inputs forward takes, in order (several outputs: one tuple)
+  std::vector<size_t> forward_inputs;       // the graph inputs forward takes, in order (several outputs: one tuple)
   // `def forward(self, ...)` as libtorch prints it (two-space indent), for Module::define.
   std::string printed_forward;
   // It calls ops.<namespace>.<op> or annotate(): Module::define needs a resolver for them.
@@ -40,7 +40,7 @@ struct ModuleForm {
   // and typing's names in annotations, four-space indent, one level inside the class.
   std::string python_forward;
   std::vector<std::string> python_imports;  // "from typing import List, Optional" where needed
-  std::string fallback;  // non-empty: why the IR form is kept (then the rest is empty)
+  std::string fallback;                     // non-empty: why the IR form is kept (then the rest is empty)
 };
 
 // `values` are the graph inputs' values (the case's own or its fake ones); `lifted` flags the

@@ -16,6 +16,8 @@ packages=(
   python3-torchaudio      # the real-model corpus (torchaudio.models, random weights, nothing downloaded)
   pyflakes3               # the Python lint the tests run (ctest -R lint)
   slurm-wlm munge         # tsrepro sweep --executor slurm: its test starts a one-node cluster
+  graphviz                # dot: the graphs drawn in the sweep's index.html and beside ISSUE.md
+  chromium                # the sweep page's test loads it in a real headless browser
 )
 
 missing=()

@@ -16,6 +16,7 @@
 #include "runner/file_util.h"
 #include "sweep/canonical_form.h"
 #include "sweep/executor.h"
+#include "sweep/index_html.h"
 #include "sweep/pattern_match.h"
 #include "sweep/zoo.h"
 #include "tsrepro/case.h"
@@ -79,7 +80,8 @@ class Sweep {
     merge_same_bugs();
     write_sweep_json(true);
     std::cerr << "sweep: " << bugs().size() << " distinct bugs in " << models_.size() << " models x "
-              << o_.backends.size() << " backends; " << (out_ / "sweep.json").string() << "\n";
+              << o_.backends.size() << " backends; " << (out_ / "sweep.json").string() << ", "
+              << (out_ / "index.html").string() << "\n";
   }
 
  private:
@@ -372,6 +374,7 @@ class Sweep {
                         {"models", models},
                         {"bugs", bug_list}};
     write_file_atomically((out_ / "sweep.json").string(), sweep.dump(1) + "\n");
+    if (finished) write_index_html(out_.string(), sweep);
   }
 
   SweepOptions o_;

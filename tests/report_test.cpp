@@ -58,6 +58,13 @@ TEST_F(Report, WritesAnIssueWithTitleEnvironmentObservationAndTheShortRepro) {
       issue.substr(start + block_start.size(), issue.find("\n```\n", start) - start - block_start.size() + 1);
   EXPECT_NE(inline_repro.find("torch._C._jit_override_can_fuse_on_cpu(True)"), std::string::npos) << inline_repro;
   EXPECT_LE(repro_py_code_lines(inline_repro), 50u) << inline_repro;
+  // The graph drawn beside it, where Graphviz is installed (scripts/bootstrap.sh installs it).
+  if (run_shell("command -v dot").exit_code == 0) {
+    EXPECT_NE(issue.find("](graph.svg)"), std::string::npos) << issue;
+    const std::string svg = read_text(out_ + "/graph.svg");
+    EXPECT_EQ(svg.rfind("<svg", 0), 0u) << svg.substr(0, 200);
+    EXPECT_NE(svg.find("aten::round"), std::string::npos);
+  }
   if (system_python_has_torch()) {
     EXPECT_NE(issue.find("PyTorch version (Python): " + torch_line() + "."), std::string::npos) << issue;
     EXPECT_NE(issue.find("Its output on this machine (exit status 1)"), std::string::npos) << issue;

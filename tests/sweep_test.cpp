@@ -79,6 +79,47 @@ TEST(SweepCli, TheExampleZooGivesTwoBugsOneOfThemInTwoModels) {
   }
 }
 
+// index.html in a real browser: Chromium, headless, loads it from disk; its DOM has every bug's
+// row and drawing, and its screenshot is not blank.
+TEST(SweepCli, TheIndexPageRendersEveryBugInAHeadlessBrowser) {
+  std::string chromium = run_shell("command -v chromium").output;
+  chromium = chromium.substr(0, chromium.find('\n'));
+  if (chromium.empty()) GTEST_SKIP() << "Debian's chromium is not installed (scripts/bootstrap.sh installs it)";
+  TempDir tmp;
+  const std::string out = tmp / "out";
+  const Result r = tsrepro({"sweep", kZoo, "-o", out, "--backends", "nnc"}, {tmp.path().string(), 600});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const json sweep = read_sweep(out);
+  ASSERT_EQ(sweep["bugs"].size(), 2u);
+
+  // Chromium as root needs --no-sandbox; its profile goes to the test's own directory.
+  const Args browser = {"--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + (tmp / "profile")};
+  Args dump = browser;
+  dump.insert(dump.end(), {"--dump-dom", "file://" + out + "/index.html"});
+  const Result dom = run_cmd(chromium, dump, {tmp.path().string(), 120, {"HOME=" + tmp.path().string()}});
+  ASSERT_EQ(dom.exit_code, 0) << dom.describe();
+  for (const json& bug : sweep["bugs"]) {
+    const std::string id = bug["id"];
+    EXPECT_NE(dom.out.find("id=\"row-" + id + "\""), std::string::npos) << id << " has no row\n" << dom.out;
+    EXPECT_NE(dom.out.find("<h2 id=\"" + id + "\""), std::string::npos) << id << " has no section";
+  }
+  EXPECT_GE(std::count(dom.out.begin(), dom.out.end(), '\n'), 10);
+  size_t drawings = 0;
+  for (size_t at = dom.out.find("<svg"); at != std::string::npos; at = dom.out.find("<svg", at + 1)) ++drawings;
+  EXPECT_EQ(drawings, 4u) << "a graph and a plot per bug";
+  EXPECT_NE(dom.out.find("aten::frac"), std::string::npos);
+  EXPECT_NE(dom.out.find("aten::round"), std::string::npos);
+
+  Args shoot = browser;
+  shoot.insert(shoot.end(),
+               {"--screenshot=" + (tmp / "page.png"), "--window-size=1200,1400", "file://" + out + "/index.html"});
+  const Result shot = run_cmd(chromium, shoot, {tmp.path().string(), 120, {"HOME=" + tmp.path().string()}});
+  ASSERT_EQ(shot.exit_code, 0) << shot.describe();
+  const Result colours = run_cmd(kPython, {source_path("tests/fixtures/png_colors.py"), tmp / "page.png"});
+  ASSERT_EQ(colours.exit_code, 0) << colours.describe();
+  EXPECT_GT(std::stoi(colours.out), 100) << "the screenshot is (nearly) blank";
+}
+
 // Killed midway, the same command goes on: finished jobs are not run again, and the bugs are the
 // same as an uninterrupted sweep's.
 TEST(SweepCli, AKilledSweepGoesOnWhereItStopped) {
