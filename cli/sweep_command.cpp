@@ -26,7 +26,7 @@ std::vector<std::string> comma_list(const std::string& text) {
 
 class SweepCommand : public Command {
  public:
-  CLI::App* add_to(CLI::App& app, Invocation&) override {
+  CLI::App* add_to(CLI::App& app, Invocation& invocation) override {
     auto* cmd = app.add_subcommand(
         "sweep", "run every model of a zoo under every backend; group the failures into bugs; minify and report each");
     cmd->add_option("zoo", options_.zoo, "directory of models (model.pt + inputs.pt, or case directories; zoo.json)")
@@ -50,9 +50,13 @@ class SweepCommand : public Command {
     cmd->add_option("--timeout", options_.timeout_seconds, "seconds before one run counts as hung")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
+    add_load_library_flag(*cmd, invocation.libraries);
     return cmd;
   }
-  int run(const Invocation&) override {
+  int run(const Invocation& invocation) override {
+    // Loaded here too; the jobs load them again, wherever they run.
+    for (const std::string& library : invocation.libraries)
+      options_.libraries.push_back(fs::absolute(library).string());
     options_.backends = comma_list(backends_);
     if (options_.backends.empty()) throw UserError("--backends: no backend given");
     for (const std::string& backend : options_.backends) make_backend(backend, {});  // unknown: UserError naming it

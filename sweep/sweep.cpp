@@ -111,6 +111,13 @@ class Sweep {
     write_file_atomically(file.string(), settings.dump(1) + "\n");
   }
 
+  // A job's command: this tsrepro, the subcommand's arguments, and the custom-operator libraries.
+  std::vector<std::string> command(std::vector<std::string> args) const {
+    args.insert(args.begin(), o_.tsrepro);
+    for (const std::string& library : o_.libraries) args.insert(args.end(), {"--load-library", library});
+    return args;
+  }
+
   std::string job_dir(const std::string& phase, const std::string& name) const {
     return (out_ / "jobs" / phase / name).string();
   }
@@ -138,7 +145,7 @@ class Sweep {
     for (Model& m : models_) {
       if (!m.entry.case_dir.empty()) continue;
       m.case_dir = (out_ / "cases" / m.entry.name).string();
-      Job job{job_dir("import", m.entry.name), {o_.tsrepro, "import", m.entry.model}, {m.case_dir}};
+      Job job{job_dir("import", m.entry.name), command({"import", m.entry.model}), {m.case_dir}};
       if (!m.entry.inputs.empty()) job.argv.insert(job.argv.end(), {"--inputs", m.entry.inputs});
       job.argv.insert(job.argv.end(), {"-o", m.case_dir});
       jobs.push_back(job);
@@ -160,10 +167,10 @@ class Sweep {
   }
 
   Job run_job_of(const Model& m, const std::string& backend, const std::string& phase, int repeat) const {
-    Job job{job_dir(phase, m.entry.name + "." + backend),
-            {o_.tsrepro, "run", m.case_dir, "--backend", backend, "--json", "--timeout",
-             std::to_string(o_.timeout_seconds)},
-            {}};
+    Job job{
+        job_dir(phase, m.entry.name + "." + backend),
+        command({"run", m.case_dir, "--backend", backend, "--json", "--timeout", std::to_string(o_.timeout_seconds)}),
+        {}};
     if (repeat > 1) job.argv.insert(job.argv.end(), {"--repeat", std::to_string(repeat)});
     return job;
   }
@@ -231,8 +238,8 @@ class Sweep {
 
   Job minify_job(const Group& g) const {
     Job job{job_dir("minify", g.id),
-            {o_.tsrepro, "minify", g.models.front()->case_dir, "--backend", g.backend, "-o", bug_dir(g), "--json",
-             "--timeout", std::to_string(o_.timeout_seconds)},
+            command({"minify", g.models.front()->case_dir, "--backend", g.backend, "-o", bug_dir(g), "--json",
+                     "--timeout", std::to_string(o_.timeout_seconds)}),
             {bug_dir(g)}};
     // A flaky failure: a candidate is kept when one of --repeat runs fails.
     if (g.failed_runs < g.runs) job.argv.insert(job.argv.end(), {"--repeat", std::to_string(o_.repeat)});
@@ -267,7 +274,7 @@ class Sweep {
     }
     std::vector<Job> reports;
     for (const Group& g : groups_)
-      if (!g.minify.is_null()) reports.push_back({job_dir("report", g.id), {o_.tsrepro, "report", bug_dir(g)}, {}});
+      if (!g.minify.is_null()) reports.push_back({job_dir("report", g.id), command({"report", bug_dir(g)}), {}});
     run_phase("report", reports);
   }
 

@@ -22,9 +22,10 @@ struct SweepOptions {
   std::string executor = "local";  // local (a process pool) or slurm (a job array per phase)
   int jobs = 2;                    // local executor: jobs at once
   SlurmOptions slurm;
-  int repeat = 3;                // runs of every failure again, for its rate
-  double timeout_seconds = 300;  // of one run (run --timeout, minify --timeout)
-  std::string tsrepro;           // this executable: the jobs run it
+  int repeat = 3;                      // runs of every failure again, for its rate
+  double timeout_seconds = 300;        // of one run (run --timeout, minify --timeout)
+  std::string tsrepro;                 // this executable: the jobs run it
+  std::vector<std::string> libraries;  // --load-library: custom-operator libraries every job loads
 };
 
 // Throws UserError for a bad zoo, a bad OUT or settings that differ from OUT's earlier sweep.

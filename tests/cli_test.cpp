@@ -785,3 +785,30 @@ TEST(CliRunRepeat, CountsEveryRunRecordsTheRateAndReproPyRepeats) {
   EXPECT_EQ(py.exit_code, 1) << py.describe();
   EXPECT_NE(py.out.find("failed 3 of 3 runs (tsrepro saw 3 of 3)"), std::string::npos) << py.describe();
 }
+
+// A flaky failure (inject:flaky-accuracy fails every second evaluation of a worker): its rate is
+// counted, --min-fails decides, and repro.py's repeated runs show the same rate.
+TEST(CliRunRepeat, AFlakyFailureGetsItsRateAndReproPyShowsIt) {
+  TempDir tmp;
+  const std::string case_dir = tmp / "case";
+  ASSERT_EQ(tsrepro(import_args(kModels + "chain100_scripted.pt", kModels + "chain100_scripted.inputs.pt", case_dir))
+                .exit_code,
+            0);
+  const std::string flaky = "inject:flaky-accuracy@aten::relu";
+  const Result rare = tsrepro({"run", case_dir, "--backend", flaky, "--repeat", "4", "--min-fails", "3", "--json"});
+  const json r = expect_verdict(rare, 0, "accuracy");  // 2 of 4 is fewer than 3
+  EXPECT_EQ(r.value("runs", 0), 4);
+  EXPECT_EQ(r.value("failed_runs", 0), 2);
+
+  const Result saved = tsrepro({"run", case_dir, "--backend", flaky, "--repeat", "4", "--save-repro", "--json"});
+  expect_verdict(saved, 1, "accuracy");
+  const json expected = read_case_json(case_dir)["expected_failure"];
+  EXPECT_EQ(expected.value("runs", 0), 4);
+  EXPECT_EQ(expected.value("failed_runs", 0), 2);
+  const std::string repro = read_text(case_dir + "/repro.py");
+  EXPECT_NE(repro.find("flaky: seen in 2 of 4 runs"), std::string::npos) << repro;
+  SKIP_WITHOUT_PYTHON_TORCH();
+  const Result py = run_cmd("/usr/bin/python3", {case_dir + "/repro.py"}, {"", 300});
+  EXPECT_EQ(py.exit_code, 1) << py.describe();
+  EXPECT_NE(py.out.find("failed 2 of 4 runs (tsrepro saw 2 of 4)"), std::string::npos) << py.describe();
+}

@@ -120,6 +120,33 @@ TEST(SweepCli, TheIndexPageRendersEveryBugInAHeadlessBrowser) {
   EXPECT_GT(std::stoi(colours.out), 100) << "the screenshot is (nearly) blank";
 }
 
+// A flaky failure (inject:flaky-accuracy fails every second evaluation of a worker): the sweep's
+// rerun gives its rate, the bug is labelled flaky, and its minify keeps candidates that fail once
+// in --repeat runs.
+TEST(SweepCli, AFlakyFailureIsLabelledWithItsRate) {
+  TempDir tmp;
+  fs::create_directories(tmp / "zoo");
+  write_text(tmp / "zoo/zoo.json", json{{"models",
+                                         {{{"name", "chain"},
+                                           {"model", kModels + "chain100_scripted.pt"},
+                                           {"inputs", kModels + "chain100_scripted.inputs.pt"}}}}}
+                                       .dump());
+  const std::string out = tmp / "out";
+  const Result r = tsrepro({"sweep", tmp / "zoo", "-o", out, "--backends", "jit,inject:flaky-accuracy@aten::relu"},
+                           {tmp.path().string(), 600});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const json sweep = read_sweep(out);
+  ASSERT_EQ(sweep["bugs"].size(), 1u) << sweep.dump(1);
+  const json& bug = sweep["bugs"][0];
+  EXPECT_TRUE(bug.value("flaky", false)) << bug.dump();
+  EXPECT_EQ(bug.value("runs", 0), 4);         // the first run, then --repeat 3 in a fresh worker:
+  EXPECT_EQ(bug.value("failed_runs", 0), 3);  // fails, passes, fails
+  EXPECT_LE(bug.value("final_nodes", 99), 3);
+  EXPECT_NE(read_text(fs::path(out) / "index.html").find("flaky: 3 of 4"), std::string::npos);
+  const json expected = json::parse(read_text(fs::path(out) / "bugs" / "bug-1" / "minified" / "case.json"));
+  EXPECT_EQ(expected["expected_failure"]["run"].value("repeat", 0), 3) << expected.dump();
+}
+
 // Killed midway, the same command goes on: finished jobs are not run again, and the bugs are the
 // same as an uninterrupted sweep's.
 TEST(SweepCli, AKilledSweepGoesOnWhereItStopped) {

@@ -4,12 +4,15 @@
 // first listed op's tensor outputs are off by one), abort (SIGABRT), segfault (SIGSEGV), hang,
 // and two that only the backward pass sees: backward-accuracy (the first listed op's gradient is
 // doubled, its forward exact) and backward-error (a RuntimeError when the backward pass reaches
-// it). Needing all ops at once models bugs that take two nodes together.
+// it). flaky-accuracy is accuracy on every second evaluation of a worker process only (the 1st,
+// 3rd, ...): a nondeterministic bug whose rate is known, for --repeat. Needing all ops at once
+// models bugs that take two nodes together.
 //
 // Every fault that changes numbers is an edit of the graph the interpreter runs (InjectPlan::graph),
 // so repro.py and repro.cpp run the very same graph without tsrepro: the backward error calls
 // tsrepro::backward_error, which both writers define in a few lines.
 
+#include <atomic>
 #include <chrono>
 #include <csignal>
 #include <sstream>
@@ -28,20 +31,32 @@
 namespace tsrepro {
 namespace {
 
-enum class Fault { CompileError, RuntimeError, Accuracy, Abort, Segfault, Hang, BackwardAccuracy, BackwardError };
+enum class Fault {
+  CompileError,
+  RuntimeError,
+  Accuracy,
+  FlakyAccuracy,
+  Abort,
+  Segfault,
+  Hang,
+  BackwardAccuracy,
+  BackwardError
+};
 
 Fault fault_from_name(const std::string& name, const std::string& spec) {
   if (name == "compile-error") return Fault::CompileError;
   if (name == "runtime-error") return Fault::RuntimeError;
   if (name == "accuracy") return Fault::Accuracy;
+  if (name == "flaky-accuracy") return Fault::FlakyAccuracy;
   if (name == "abort") return Fault::Abort;
   if (name == "segfault") return Fault::Segfault;
   if (name == "hang") return Fault::Hang;
   if (name == "backward-accuracy") return Fault::BackwardAccuracy;
   if (name == "backward-error") return Fault::BackwardError;
-  throw UserError("--backend " + spec + ": unknown fault '" + name +
-                  "' (compile-error, runtime-error, accuracy, abort, segfault, hang, backward-accuracy, "
-                  "backward-error)");
+  throw UserError(
+      "--backend " + spec + ": unknown fault '" + name +
+      "' (compile-error, runtime-error, accuracy, flaky-accuracy, abort, segfault, hang, backward-accuracy, "
+      "backward-error)");
 }
 
 bool graph_has_kind(torch::jit::Graph& graph, c10::Symbol kind) {
@@ -117,7 +132,7 @@ TORCH_LIBRARY(tsrepro, m) {
 
 // The graph the interpreter runs for `fault` once it is triggered.
 void apply_fault(torch::jit::Graph& graph, Fault fault, c10::Symbol first_op, const std::string& op_text) {
-  if (fault == Fault::Accuracy) perturb_outputs_of(graph, first_op);
+  if (fault == Fault::Accuracy || fault == Fault::FlakyAccuracy) perturb_outputs_of(graph, first_op);
   if (fault == Fault::BackwardAccuracy) double_gradients_of(graph, first_op);
   if (fault == Fault::BackwardError) fail_backward_of(graph, first_op, op_text);
 }
@@ -197,7 +212,10 @@ class InjectBackend : public Backend {
 
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>&) override {
     auto graph = input.graph->copy();
-    const bool triggered = all_ops_present(*graph, ops_);
+    bool triggered = all_ops_present(*graph, ops_);
+    // flaky-accuracy: every second evaluation in this process is healthy (one prepare each).
+    static std::atomic<int64_t> flaky_evaluations{0};
+    if (triggered && fault_ == Fault::FlakyAccuracy && flaky_evaluations++ % 2 == 1) triggered = false;
     if (triggered && fault_ == Fault::CompileError) TORCH_CHECK(false, inject_error_message("compile-error", op_text_));
     if (triggered) apply_fault(*graph, fault_, ops_.front(), op_text_);
     return std::make_unique<FaultyGraph>(interpret_graph(graph), fault_, triggered, op_text_);
@@ -219,6 +237,7 @@ std::unique_ptr<Backend> make_inject_backend(const std::string& spec, const Back
 
 std::string inject_edit_text(const std::string& fault) {
   if (fault == "accuracy") return "1 added to what it returns";
+  if (fault == "flaky-accuracy") return "1 added to what it returns, on every second run";
   if (fault == "backward-accuracy")
     return "its outputs y replaced by y + (y - y.detach()): the same values, twice the gradient";
   if (fault == "backward-error") return "its outputs passed through tsrepro::backward_error, whose backward raises";

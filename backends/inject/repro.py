@@ -4,6 +4,8 @@ def __ROLE__(__PARAMETERS__):  # __SPEC__: tsrepro's test backend: the interpret
     os.kill(os.getpid(), signal.SIGSEGV)  #[segfault]
     while True:  #[hang]
         signal.pause()  #[hang]
+    if int(os.environ.get("TSREPRO_REPRO_RUN", "0")) % 2:  # flaky-accuracy: runs 1, 3, ... are healthy (repro.py's repeated runs)  #[flaky]
+        return reference(inputs)  #[flaky]
     torch.manual_seed(RUN_SEED)  #[seeded]
     return torch._C._jit_interpret_graph(__INJECTED__.copy(), tuple(inputs))  #[returns]
     return torch._C._jit_interpret_graph(*interpretable(__INJECTED__, inputs))  #[returns_empty_inputs]

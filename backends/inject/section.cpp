@@ -14,13 +14,16 @@ InjectSection inject_section_parts(const InjectPlan& plan) {
   const bool fires = plan.triggered;
   // As backends/inject/backend.cpp: a segfault that returns (SIGSEGV ignored) runs the graph.
   // The faults that edit the graph run it: the forward returns, what is wrong shows later.
-  section.runs_injected_graph =
-      fires && (plan.fault == "accuracy" || plan.fault == "backward-accuracy" || plan.fault == "backward-error");
+  section.runs_injected_graph = fires && (plan.fault == "accuracy" || plan.fault == "flaky-accuracy" ||
+                                          plan.fault == "backward-accuracy" || plan.fault == "backward-error");
   if (!fires || section.runs_injected_graph || plan.fault == "segfault") section.flags.insert("returns");
   // It runs a graph that draws random numbers: kRunSeed first.
   if (section.flags.count("returns") && random_number_flags(*plan.graph).count("random"))
     section.flags.insert("seeded");
   if (fires && plan.fault == "backward-error") section.flags.insert("backward_error");
+  // flaky-accuracy: repro.py's runs 1, 3, ... are healthy (TSREPRO_REPRO_RUN, its repeated
+  // runs); repro.cpp runs once, as the first run does.
+  if (fires && plan.fault == "flaky-accuracy") section.flags.insert("flaky");
   if (fires && (plan.fault == "compile-error" || plan.fault == "runtime-error")) {
     section.flags.insert("raises");
     section.message = inject_error_message(plan.fault, plan.op_text);
