@@ -4,6 +4,7 @@
 
 #include <sys/wait.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -41,7 +42,7 @@ std::string last_nonempty_line(const std::string& text) {
 void prepare_job(const Job& job) {
   if (job_finished(job.dir)) return;
   fs::create_directories(job.dir);
-  for (const char* stale : {"stdout", "stderr"}) remove_tree((fs::path(job.dir) / stale).string());
+  for (const char* stale : {"stdout", "stderr", "seconds"}) remove_tree((fs::path(job.dir) / stale).string());
   for (const std::string& output : job.outputs) remove_tree(output);
   write_file_atomically((fs::path(job.dir) / "job.json").string(), json{{"argv", job.argv}}.dump(1) + "\n");
 }
@@ -68,12 +69,15 @@ void run_job(const std::string& dir) {
   if (j.is_discarded() || !j.contains("argv") || !j["argv"].is_array() || j["argv"].empty())
     throw UserError(job_file.string() + ": not a sweep job (a JSON object with an \"argv\" list)");
   const std::vector<std::string> argv = j["argv"].get<std::vector<std::string>>();
+  const auto started = std::chrono::steady_clock::now();
   bp::child child(argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()),
                   bp::std_out > (fs::path(dir) / "stdout").string(), bp::std_err > (fs::path(dir) / "stderr").string(),
                   bp::std_in < bp::null);
   child.wait();
   const int status = child.native_exit_code();
   const int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  write_file_atomically((fs::path(dir) / "seconds").string(), std::to_string(seconds) + "\n");
   write_file_atomically((fs::path(dir) / "exit_code").string(), std::to_string(code) + "\n");
 }
 

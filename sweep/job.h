@@ -4,6 +4,7 @@
 //   job.json    {"argv": [...]}: the command, written before anything runs it
 //   stdout      its standard output (run --json and minify --json print their result there)
 //   stderr      its standard error
+//   seconds     how long the command ran (wall seconds; the work per job, for estimates)
 //   exit_code   its exit status (128 + N for signal N), written last and atomically: a job with
 //               this file is finished, whatever executor ran it; one without runs again
 // The executors (executor.h) only decide where and when `tsrepro sweep-job DIR` (run_job) runs.

@@ -292,6 +292,15 @@ class Sweep {
     try {
       const Case minified = load_case((fs::path(bug_dir(g)) / "minified").string());
       g.canonical = canonical_form(*minified.graph);
+      // An exception's signature names the bug (its type and its message, masked): the whole pool
+      // is that bug, whatever else their graphs hold (vgg11_bn's minified graph keeps a
+      // batch_norm that alexnet's has not). The other signatures are coarse (accuracy:float32,
+      // crash:SIGSEGV, timeout): there the minified graph decides.
+      if (g.status == "exception") {
+        g.models.insert(g.models.end(), pool.begin(), pool.end());
+        pool.clear();
+        return;
+      }
       std::vector<const Model*> rest;
       for (const Model* m : pool) {
         if (contains_pattern(*load_case(m->case_dir).graph, *minified.graph))

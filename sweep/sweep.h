@@ -4,7 +4,8 @@
 // phases: import each model, run each model x backend, run each failure again --repeat times (its
 // rate), minify, report. Failures are pooled by backend, status and signature; in rounds, the
 // smallest model left in each pool is minified and the models whose graphs contain its minified
-// graph (pattern_match.h) are that bug. Bugs of different signatures whose minified graphs have
+// graph (pattern_match.h) are that bug; an exception's signature (type and message) names its bug
+// alone, so there the whole pool is. Bugs of different signatures whose minified graphs have
 // the same canonical form (canonical_form.h) are then one. OUT/sweep.json records it all (docs/FORMATS.md). Run again
 // on the same OUT, the sweep keeps every finished job and goes on.
 

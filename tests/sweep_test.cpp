@@ -143,6 +143,8 @@ TEST(SweepCli, AFlakyFailureIsLabelledWithItsRate) {
   EXPECT_EQ(bug.value("failed_runs", 0), 3);  // fails, passes, fails
   EXPECT_LE(bug.value("final_nodes", 99), 3);
   EXPECT_NE(read_text(fs::path(out) / "index.html").find("flaky: 3 of 4"), std::string::npos);
+  const std::string issue = read_text(fs::path(out) / bug.value("issue", "missing"));
+  EXPECT_NE(issue.find("The failure is flaky: tsrepro saw it in"), std::string::npos) << issue;
   const json expected = json::parse(read_text(fs::path(out) / "bugs" / "bug-1" / "minified" / "case.json"));
   EXPECT_EQ(expected["expected_failure"]["run"].value("repeat", 0), 3) << expected.dump();
 }
