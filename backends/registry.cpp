@@ -50,6 +50,10 @@ const BackendInfo* find_backend(const std::string& spec) {
 std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendOptions& options) {
   const BackendInfo* info = find_backend(spec);
   if (!info) throw UserError("--backend " + spec + ": unknown backend (known: " + known_backends_text() + ")");
+  // Only a backend whose spelling has a ':' part (inject:<fault>@<op>) reads it: `nnc:x` is no nnc.
+  if (spec.find(':') != std::string::npos && info->spelling.find(':') == std::string::npos)
+    throw UserError("--backend " + spec + ": " + info->name +
+                    " takes nothing after ':' (its options go in --backend-opt)");
   for (const auto& [key, value] : options) {
     if (std::find(info->option_keys.begin(), info->option_keys.end(), key) != info->option_keys.end()) continue;
     throw UserError(

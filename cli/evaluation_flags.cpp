@@ -2,11 +2,23 @@
 
 #include "cli/evaluation_flags.h"
 
+#include <charconv>
+
 #include "cli/command.h"
 #include "tsrepro/backend.h"
 
 namespace tsrepro::cli {
 namespace {
+
+// CLI11 saturates a number too wide for its variable: a seed that does not fit is refused instead.
+const CLI::Validator kWholeNumberFitsUint64(
+    [](std::string& text) {
+      uint64_t value = 0;
+      const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+      return error == std::errc() && end == text.data() + text.size() ? std::string()
+                                                                      : "not a whole number from 0 to 2^64-1: " + text;
+    },
+    "UINT64");
 
 void add_compare_flags(CLI::App& cmd, CompareOptions& compare) {
   cmd.add_option("--tol", compare.tol, "tolerance of the same()-style comparison")->capture_default_str();
@@ -38,7 +50,7 @@ EvaluationFlags add_evaluation_flags(CLI::App& cmd, EvaluationCliOptions& o, con
   cmd.add_option("--device", o.run.device, "cpu or cuda")->capture_default_str();
   cmd.add_option("--timeout", o.run.timeout_seconds, timeout_help)->capture_default_str()->check(CLI::PositiveNumber);
   cmd.add_flag("--fake-inputs", o.run.fake_inputs, fake_inputs_help);
-  cmd.add_option("--seed", o.run.seed, "seed of the fake inputs")->capture_default_str();
+  cmd.add_option("--seed", o.run.seed, "seed of the fake inputs")->capture_default_str()->check(kWholeNumberFitsUint64);
   cmd.add_flag("--backward", o.run.backward, "also compare input gradients of a scalar loss");
   cmd.add_option("--repeat", o.run.repeat, "runs per judgement: a nondeterministic failure fails some of them")
       ->capture_default_str();

@@ -1,8 +1,12 @@
 // The reduction loop: passes to a fixpoint, then the 1-minimality check. The only place where
 // candidates become states.
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <regex>
+
+#include <boost/process/search_path.hpp>
 
 #include <spdlog/spdlog.h>
 #include <torch/script.h>
@@ -160,6 +164,13 @@ void MinifyOptions::validate() const {
     } catch (const std::regex_error& e) {
       throw UserError("--check-str " + check_str + ": not a valid regex (" + e.what() + ")");
     }
+  }
+  // The test command's program: a missing one would only show as "not interesting" (exit 3).
+  if (interest == Interest::TestCommand) {
+    const std::string program = test_command.substr(0, test_command.find_first_of(" \t"));
+    const bool found = program.find('/') != std::string::npos ? ::access(program.c_str(), X_OK) == 0
+                                                              : !boost::process::search_path(program).empty();
+    if (!found) throw UserError("--test " + test_command + ": no program " + program + " to run");
   }
 }
 

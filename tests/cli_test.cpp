@@ -643,6 +643,8 @@ SharedCase CliBadRun::small_;
 TEST_F(CliBadRun, UnknownBackendIsNamed) {
   expect_bad_input(run_on_case({"--backend", "bogus"}), "bogus");
   expect_bad_input(run_on_case({"--backend", "inject:bogus@aten::relu", "--json"}), "bogus");
+  expect_bad_input(run_on_case({"--backend", "nnc:x"}), "nnc takes nothing after ':'");
+  expect_bad_input(run_on_case({"--backend", "jit", "--seed", "99999999999999999999999"}), "--seed");
 }
 
 TEST_F(CliBadRun, UnknownDeviceIsNamed) {
@@ -690,6 +692,18 @@ TEST_F(CliBadRun, CorruptOrIncompleteCaseIsNamed) {
   expect_bad_input(results[1], (wrong_format / "case.json").string());
   expect_bad_input(results[2], (no_graph / "graph.ir").string());
   expect_bad_input(results[3], (no_inputs / "inputs.pt").string());
+
+  // case.json's version: a whole number this tsrepro knows, never rounded or wrapped.
+  const json good = json::parse(read_text(small_.path + "/case.json"));
+  for (const char* version : {"1.5", "0", "-1", "9223372036854775808", "18446744073709551616", "1e308", "2", "\"1\""}) {
+    const fs::path dir = tmp.path() / ("version_" + std::to_string(std::hash<std::string>()(version)));
+    fs::copy(small_.path, dir);
+    json meta = good;
+    meta["version"] = json::parse(version);
+    write_text(dir / "case.json", meta.dump());
+    const Result r = tsrepro({"run", dir.string(), "--backend", "jit"});
+    expect_bad_input(r, "case format version");
+  }
 }
 
 // ================================================================================================

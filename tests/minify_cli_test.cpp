@@ -152,6 +152,8 @@ TEST(MinifyCli, BadFlagsAreRefusedBeforeAnyWork) {
       {{"minify", case_dir, "--backend", "jit", "-o", tmp / "c", "--check-str", "(unclosed"}, "--check-str"},
       {{"minify", case_dir, "--backend", "jit", "-o", tmp / "d", "--accuracy", "--check-str", "x"}, "--check-str"},
       {{"minify", case_dir, "--backend", "jit", "-o", tmp / "e", "-j", "0"}, "-j"},
+      {{"minify", case_dir, "--backend", "jit", "-o", tmp / "g", "--test", "/nonexistent/prog"},
+       "no program /nonexistent/prog"},
       {{"minify", case_dir, "--backend", "jit"}, "--output"},
       {{"minify", tmp / "missing", "--backend", "jit", "-o", tmp / "f"}, "missing"},
   };

@@ -253,9 +253,18 @@ namespace {
 Case case_from_json(const fs::path& dir, const fs::path& json_path, const json& meta) {
   if (!meta.contains("format") || !meta["format"].is_string() || meta["format"].get<std::string>() != kCaseFormatName)
     throw UserError(json_path.string() + ": not a tsrepro case (format is not \"tsrepro-case\")");
-  if (meta.value("version", 0) > kCaseFormatVersion)
-    throw UserError(json_path.string() + ": case format version " + std::to_string(meta.value("version", 0)) +
-                    " is newer than this tsrepro understands (" + std::to_string(kCaseFormatVersion) + ")");
+  // A version is a whole number from 1 to the newest this tsrepro writes (none: the first). Not
+  // json::value<int>: it truncates 1.5 to 1 and wraps 2^64 to 0.
+  if (meta.contains("version")) {
+    const json& version = meta["version"];
+    if (!version.is_number_integer() || (version.is_number_unsigned() && version.get<uint64_t>() > INT32_MAX) ||
+        version.get<int64_t>() < 1)
+      throw UserError(json_path.string() + ": case format version " + version.dump().substr(0, 40) +
+                      " is not a version (a whole number from 1)");
+    if (version.get<int64_t>() > kCaseFormatVersion)
+      throw UserError(json_path.string() + ": case format version " + version.dump() +
+                      " is newer than this tsrepro understands (" + std::to_string(kCaseFormatVersion) + ")");
+  }
 
   Case c;
   const fs::path ir_path = dir / "graph.ir";
