@@ -371,6 +371,36 @@ TEST(ReproPy, EmptyListAndDictInputsRunInTheInterpreter) {
   }
 }
 
+// Outputs of every structure tsrepro's comparison walks (a dict, a list in a tuple, None, an int,
+// a string): repro.py compares them leaf by leaf, passing a healthy backend and failing a faulty
+// one on the comparison itself, never through a traceback.
+TEST(ReproPy, EveryOutputStructureIsComparedLeafByLeaf) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  const Case c = testing::case_from_ir(
+      "graph(%x : Tensor):\n"
+      "  %two : int = prim::Constant[value=2]()\n"
+      "  %name : str = prim::Constant[value=\"out\"]()\n"
+      "  %none : NoneType = prim::Constant()\n"
+      "  %y : Tensor = aten::relu(%x)\n"
+      "  %z : Tensor = aten::mul(%y, %two)\n"
+      "  %d : Dict(str, Tensor) = prim::DictConstruct(%name, %y)\n"
+      "  %l : Tensor[] = prim::ListConstruct(%y, %z)\n"
+      "  %t : (Tensor[], int) = prim::TupleConstruct(%l, %two)\n"
+      "  return (%d, %t, %none, %name, %two)\n",
+      {torch::tensor({-1.0F, 2.0F, 3.0F})});
+  struct Run {
+    std::string backend, printed;
+    int exit_code;
+  };
+  for (const Run& run : {Run{"jit", "pass", 0}, Run{"inject:accuracy@aten::relu", "accuracy", 1}}) {
+    testing::TempDir dir;
+    const ShellResult r = run_repro(write_repro(c, settings_for(run.backend, "accuracy"), dir / "case"));
+    EXPECT_EQ(r.exit_code, run.exit_code) << run.backend << "\n" << r.output;
+    EXPECT_EQ(printed_status(r), run.printed) << run.backend << "\n" << r.output;
+    EXPECT_EQ(r.output.find("Traceback"), std::string::npos) << run.backend << "\n" << r.output;
+  }
+}
+
 struct HealthyRun {
   std::string model;
   std::string backend;

@@ -42,7 +42,10 @@ def fresh(value, fp64=False):  # a copy on DEVICE for one run (ops may mutate in
     return value.detach().to(__DEVICE__, torch.float64 if wide else None, copy=True) if torch.is_tensor(value) else value
 
 
-def leaves(v): return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple)) else [i])]  # flattened
+def leaves(v):  # flattened: lists and tuples in order, a dict as each key (sorted) then its value
+    if isinstance(v, dict):
+        return [x for k in sorted(v, key=repr) for x in [k] + leaves([v[k]])]
+    return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple, dict)) else [i])]
 
 
 __SECTIONS__

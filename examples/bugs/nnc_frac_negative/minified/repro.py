@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # [JIT][NNC] aten::cos + aten::frac return wrong values under the TensorExpr fuser
 # Made by tsrepro 0.1.0 (libtorch 1.13.0, AMD EPYC); expected failure: accuracy (accuracy:float32).
-# Command: build/tsrepro minify /tmp/tmp.sXhb0x24Cs/nnc_frac_negative.case --backend nnc -o /tmp/tmp.sXhb0x24Cs/nnc_frac_negative.out -j 2
+# Command: build/tsrepro minify /tmp/tmp.K7z64Fvh3p/nnc_frac_negative.case --backend nnc -o /tmp/tmp.K7z64Fvh3p/nnc_frac_negative.out -j 2
 # Its nodes came from: aten::cos at /work/main/examples/bugs/nnc_frac_negative/make_case.py:48 (phase, node 21); aten::frac at /work/main/examples/bugs/nnc_frac_negative/make_case.py:48 (phase, node 22)
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import signal
@@ -27,7 +27,10 @@ def fresh(value, fp64=False):  # a copy on DEVICE for one run (ops may mutate in
     return value.detach().to("cpu", torch.float64 if wide else None, copy=True) if torch.is_tensor(value) else value
 
 
-def leaves(v): return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple)) else [i])]  # flattened
+def leaves(v):  # flattened: lists and tuples in order, a dict as each key (sorted) then its value
+    if isinstance(v, dict):
+        return [x for k in sorted(v, key=repr) for x in [k] + leaves([v[k]])]
+    return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple, dict)) else [i])]
 
 
 def profiled(inputs):  # the profiling executor: a profiling run, then the optimized plan

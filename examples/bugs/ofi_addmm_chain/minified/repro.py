@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # [JIT][freezing] aten::addmm raises torch while compiling under torch.jit.freeze + torch.jit.optimize_for_inference
 # Made by tsrepro 0.1.0 (libtorch 1.13.0, AMD EPYC); expected failure: exception (exception:compile:torch::jit::ErrorReport: The size of tensor a (N) must match the size of tensor b (N) at non-singleton dimension N).
-# Command: build/tsrepro minify /tmp/tmp.vkQe0u1kGI/ofi_addmm_chain.case --backend ofi -o /tmp/tmp.vkQe0u1kGI/ofi_addmm_chain.out -j 2
+# Command: build/tsrepro minify /tmp/tmp.K7z64Fvh3p/ofi_addmm_chain.case --backend ofi -o /tmp/tmp.K7z64Fvh3p/ofi_addmm_chain.out -j 2
 # Its nodes came from: aten::addmm at /work/main/examples/bugs/ofi_addmm_chain/make_case.py:51 (chain, node 22); aten::addmm at /work/main/examples/bugs/ofi_addmm_chain/make_case.py:52 (chain, node 23)
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import signal
@@ -36,7 +36,10 @@ def fresh(value, fp64=False):  # a copy on DEVICE for one run (ops may mutate in
     return value.detach().to("cpu", torch.float64 if wide else None, copy=True) if torch.is_tensor(value) else value
 
 
-def leaves(v): return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple)) else [i])]  # flattened
+def leaves(v):  # flattened: lists and tuples in order, a dict as each key (sorted) then its value
+    if isinstance(v, dict):
+        return [x for k in sorted(v, key=repr) for x in [k] + leaves([v[k]])]
+    return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple, dict)) else [i])]
 
 
 def reference(inputs, fp64=False):  # eager: TorchScript's interpreter, without optimization passes
@@ -45,7 +48,7 @@ def reference(inputs, fp64=False):  # eager: TorchScript's interpreter, without 
         return torch._C._create_function_from_graph("forward", m.graph)(m, *inputs)
 
 
-def backend(inputs, fp64=False):  # ofi: torch.jit.optimize_for_inference(torch.jit.freeze(module)) of Repro
+def backend(inputs, fp64=False):  # ofi: torch.jit.optimize_for_inference(torch.jit.freeze(module))
     frozen = torch.jit.freeze(torch.jit.script(Repro().eval().to("cpu")), optimize_numerics=True)
     frozen = torch.jit.optimize_for_inference(frozen)
     frozen.__deepcopy__({})(*fresh(inputs))  # the profiling run, on a copy (forward may update the module's state)

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # [JIT][freezing] aten::conv2d + aten::clamp raise RuntimeError while compiling under torch.jit.freeze + torch.jit.optimize_for_inference
 # Made by tsrepro 0.1.0 (libtorch 1.13.0, AMD EPYC); expected failure: exception (exception:compile:RuntimeError: isDouble() INTERNAL ASSERT FAILED at ".<path>":N, please report a bug to PyTorch. ).
-# Command: build/tsrepro minify /tmp/tmp.vkQe0u1kGI/ofi_mkldnn_clamp_one_sided.case --backend ofi -o /tmp/tmp.vkQe0u1kGI/ofi_mkldnn_clamp_one_sided.out -j 2
+# Command: build/tsrepro minify /tmp/tmp.K7z64Fvh3p/ofi_mkldnn_clamp_one_sided.case --backend ofi -o /tmp/tmp.K7z64Fvh3p/ofi_mkldnn_clamp_one_sided.out -j 2
 # Its nodes came from: aten::conv2d at /work/main/examples/bugs/ofi_mkldnn_clamp_one_sided/make_case.py:55 (clamped.conv, node 25); aten::clamp at /work/main/examples/bugs/ofi_mkldnn_clamp_one_sided/make_case.py:55 (clamped, node 26)
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import signal
@@ -33,7 +33,10 @@ def fresh(value, fp64=False):  # a copy on DEVICE for one run (ops may mutate in
     return value.detach().to("cpu", torch.float64 if wide else None, copy=True) if torch.is_tensor(value) else value
 
 
-def leaves(v): return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple)) else [i])]  # flattened
+def leaves(v):  # flattened: lists and tuples in order, a dict as each key (sorted) then its value
+    if isinstance(v, dict):
+        return [x for k in sorted(v, key=repr) for x in [k] + leaves([v[k]])]
+    return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple, dict)) else [i])]
 
 
 def reference(inputs, fp64=False):  # eager: TorchScript's interpreter, without optimization passes
@@ -42,7 +45,7 @@ def reference(inputs, fp64=False):  # eager: TorchScript's interpreter, without 
         return torch._C._create_function_from_graph("forward", m.graph)(m, *inputs)
 
 
-def backend(inputs, fp64=False):  # ofi: torch.jit.optimize_for_inference(torch.jit.freeze(module)) of Repro
+def backend(inputs, fp64=False):  # ofi: torch.jit.optimize_for_inference(torch.jit.freeze(module))
     frozen = torch.jit.freeze(torch.jit.script(Repro().eval().to("cpu")), optimize_numerics=True)
     frozen = torch.jit.optimize_for_inference(frozen)
     frozen.__deepcopy__({})(*fresh(inputs))  # the profiling run, on a copy (forward may update the module's state)
