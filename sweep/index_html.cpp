@@ -98,7 +98,7 @@ BugHtml bug_html(const std::string& out_dir, const json& bug) {
   const std::string rate = std::to_string(failed) + " of " + std::to_string(runs);
   const TemplateValues values = {
       {"ID", html_text(bug.value("id", ""))},
-      {"BACKEND", html_text(bug.value("backend", ""))},
+      {"BACKEND", html_text(joined(bug.value("backends", std::vector<std::string>{bug.value("backend", "")}), ", "))},
       {"OPS", joined(escaped_ops, ", ")},
       {"SIGNATURE", html_text(bug.value("signature", ""))},
       {"MODELS", joined(models, ", ")},

@@ -44,13 +44,14 @@ struct Model {
 // groups are one.
 struct Group {
   std::string backend, status, signature;
-  std::vector<const Model*> models;  // smallest first
-  int runs = 0, failed_runs = 0;     // of the representative (the first model)
-  std::string id;                    // bug-N
-  json minify;                       // minify --json's summary; null when it failed
-  std::string error;                 // why there is no minified repro
-  std::string canonical;             // of the minified graph
-  std::vector<std::string> merged;   // ids of the groups found to be the same bug
+  std::vector<const Model*> models;   // smallest first
+  int runs = 0, failed_runs = 0;      // of the representative (the first model)
+  std::string id;                     // bug-N
+  json minify;                        // minify --json's summary; null when it failed
+  std::string error;                  // why there is no minified repro
+  std::string canonical;              // of the minified graph
+  std::vector<std::string> merged;    // ids of the groups found to be the same bug
+  std::vector<std::string> backends;  // where it shows: its own, then those of the groups merged into it
 };
 
 json parsed_json(const std::string& text) {
@@ -257,6 +258,7 @@ class Sweep {
         Group g;
         std::tie(g.backend, g.status, g.signature) = key;
         g.models = {pool.front()};
+        g.backends = {g.backend};
         const json& first = pool.front()->results.at(g.backend);
         g.runs = first.value("runs", 1);
         g.failed_runs = first.value("failed_runs", 1);
@@ -314,18 +316,22 @@ class Sweep {
     }
   }
 
-  // Groups of different signatures whose minified graphs are the same are one bug: the first keeps
-  // the models of all.
+  // Groups whose minified graphs are the same are one bug, across signatures and backends (on
+  // libtorch 2.x, jit and ofi run NNC on the CPU too, and show its bugs): the first keeps the
+  // models and the backends of all.
   void merge_same_bugs() {
     for (size_t i = 0; i < groups_.size(); ++i) {
       Group& g = groups_[i];
       if (g.canonical.empty() || merged_into_.count(g.id)) continue;
       for (size_t k = i + 1; k < groups_.size(); ++k) {
         Group& other = groups_[k];
-        if (other.backend != g.backend || other.canonical != g.canonical || merged_into_.count(other.id)) continue;
+        if (other.canonical != g.canonical || merged_into_.count(other.id)) continue;
         merged_into_[other.id] = g.id;
         g.merged.push_back(other.id);
-        g.models.insert(g.models.end(), other.models.begin(), other.models.end());
+        if (std::find(g.backends.begin(), g.backends.end(), other.backend) == g.backends.end())
+          g.backends.push_back(other.backend);
+        for (const Model* m : other.models)
+          if (std::find(g.models.begin(), g.models.end(), m) == g.models.end()) g.models.push_back(m);
       }
     }
   }
@@ -348,6 +354,7 @@ class Sweep {
     const fs::path minified = fs::path(bug_dir(g)) / "minified";
     json bug = {{"id", g.id},
                 {"backend", g.backend},
+                {"backends", g.backends},
                 {"status", g.status},
                 {"signature", g.signature},
                 {"signatures", signatures},
