@@ -28,7 +28,7 @@ struct RunOptions : EvaluationCliOptions {
 // 1 when at least --min-fails of the --repeat runs failed, 2 when the reference itself fails.
 int exit_code_for(const RepeatedVerdict& series, const RunSpec& run) {
   if (series.verdict.status == Status::Invalid) return 2;
-  return series.failed_runs >= run.min_fails ? 1 : 0;
+  return series.failing(run) ? 1 : 0;
 }
 
 // "3 of 5 runs failed: exception:run:... (2), accuracy:float32 (1)": the rate of each failure.
@@ -68,8 +68,8 @@ void print_verdict(const RepeatedVerdict& series, const RunOptions& o) {
 std::string save_repro(Case c, const RepeatedVerdict& series, const RunSpec& run, const RunOptions& o,
                        const std::string& command_line) {
   const Verdict& verdict = series.verdict;
-  c.expected = ExpectedFailure{run, verdict.status, verdict.signature, series.runs,
-                               series.failures.count(verdict.signature) ? series.failures.at(verdict.signature) : 0};
+  c.expected =
+      ExpectedFailure{run, verdict.status, verdict.signature, series.runs, series.runs_failing_with(verdict.signature)};
   c.expected->run.fake_inputs = run.fake_inputs || !c.values;
   const ReproSettings settings{*c.expected, command_line};
   write_case(c, o.case_dir, /*replace=*/true, reproducer_files(c, settings));

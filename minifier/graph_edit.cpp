@@ -94,7 +94,7 @@ std::vector<Node*> cuttable_nodes(const Graph& graph) {
   std::vector<Node*> nodes;
   // Graph's const API hands out const nodes; the graph itself is the caller's to edit.
   for (const Node* node : graph.nodes())
-    if (node->kind() != c10::prim::Constant && !packs_constants_only(*node)) nodes.push_back(const_cast<Node*>(node));
+    if (is_compute_node(*node)) nodes.push_back(const_cast<Node*>(node));
   return nodes;
 }
 
@@ -171,7 +171,7 @@ std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>&
     std::set<Value*> seen;
     for (Value* v : read_by_removed) {
       if (!seen.insert(v).second || v->hasUses() || v->node()->kind() == c10::prim::Param) continue;
-      if (v->node()->kind() == c10::prim::Constant || packs_constants_only(*v->node())) continue;
+      if (!is_compute_node(*v->node())) continue;
       cut.graph->registerOutput(v);
       kept_any = true;
     }

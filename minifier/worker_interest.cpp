@@ -132,8 +132,7 @@ Verdict WorkerInterest::check_original(const Case& original) {
   expected_ = {options_.run, verdict.status, verdict.signature};
   expected_.run.fake_inputs = false;  // the minifier's states carry the values it started from
   expected_.runs = series.runs;
-  const auto seen = series.failures.find(verdict.signature);
-  expected_.failed_runs = verdict.failed() && seen != series.failures.end() ? seen->second : 0;
+  expected_.failed_runs = verdict.failed() ? series.runs_failing_with(verdict.signature) : 0;
   const bool ok = options_.interest == Interest::TestCommand ? run_test_command(original)
                                                              : expected_.failed_runs >= options_.run.min_fails;
   if (!ok) {
@@ -154,7 +153,7 @@ bool WorkerInterest::interesting(const Case& candidate, size_t slot) {
       *runners_[slot], request_for(candidate), [&](const Verdict& v) { return judged_interesting(v); },
       /*stop_when_decided=*/true);
   compute_seconds_[slot] = series.verdict.compute_seconds;
-  return series.failed_runs >= options_.run.min_fails;
+  return series.failing(options_.run);
 }
 
 std::optional<Verdict> WorkerInterest::verdict_of(const Case& candidate) {

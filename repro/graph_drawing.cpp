@@ -29,10 +29,6 @@ std::string dot_string(const std::string& text) {
   return out + "\"";
 }
 
-bool is_drawn(const torch::jit::Node& node) {
-  return node.kind() != c10::prim::Constant && !packs_constants_only(node);
-}
-
 // "aten::cos\nmake_zoo.py:43": the op, and the model's line where the case knows it.
 std::string node_label(const torch::jit::Node& node, const NodeOrigins* origins) {
   std::string label = node.kind().toQualString();
@@ -56,7 +52,7 @@ std::string graph_dot(const Case& c) {
   }
   size_t k = 0;
   for (torch::jit::Node* node : nested_nodes(const_cast<torch::jit::Graph&>(graph).block())) {
-    if (!is_drawn(*node)) continue;
+    if (!is_compute_node(*node)) continue;
     const std::string id = "n" + std::to_string(k++);
     dot << "  " << id << " [shape=box, style=\"rounded,filled\", fillcolor=\"#e8eef8\", label="
         << dot_string(node_label(*node, c.node_origins.get())) << "];\n";

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <ftw.h>
 
@@ -39,6 +40,14 @@ void write_file_atomically(const std::string& path, std::string_view bytes) {
     std::remove(temporary.c_str());
     throw UserError(path + ": cannot write");
   }
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UserError(path + ": cannot open for reading");
+  std::ostringstream content;
+  content << in.rdbuf();
+  return content.str();
 }
 
 void remove_tree(const std::string& path) noexcept {

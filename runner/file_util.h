@@ -12,6 +12,9 @@ namespace tsrepro {
 // file or the new one, never half of one. Throws UserError naming the path when it cannot write.
 void write_file_atomically(const std::string& path, std::string_view bytes);
 
+// The whole file's bytes. Throws UserError naming the path when it cannot be opened.
+std::string read_file(const std::string& path);
+
 // Removes a file or a whole directory tree; errors are ignored (it cleans up after us).
 // Not std::filesystem::remove_all: PyTorch 2.x's libtorch.so exports its own copy of that
 // symbol, which interposes the one in libstdc++ and crashes (seen with torch 2.11).

@@ -7,12 +7,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "repro/describe.h"
 #include "repro/graph_drawing.h"
 #include "repro/html_text.h"
 #include "repro/template_fill.h"
+#include "repro/reproducer_case.h"
 #include "repro/templates_sweep.h"  // generated from sweep/templates/
-#include "runner/case/nested_nodes.h"
 #include "runner/file_util.h"
+#include "sweep/sweep.h"
 #include "tsrepro/case.h"
 
 namespace fs = std::filesystem;
@@ -20,23 +22,6 @@ using nlohmann::json;
 
 namespace tsrepro {
 namespace {
-
-std::string joined(const std::vector<std::string>& items, const std::string& separator) {
-  std::string text;
-  for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
-  return text;
-}
-
-// The minified graph's ops, in graph order, each once.
-std::vector<std::string> ops_of(const Case& c) {
-  std::vector<std::string> ops;
-  for (torch::jit::Node* node : nested_nodes(c.graph->block())) {
-    if (node->kind() == c10::prim::Constant || packs_constants_only(*node)) continue;
-    const std::string kind = node->kind().toQualString();
-    if (std::find(ops.begin(), ops.end(), kind) == ops.end()) ops.push_back(kind);
-  }
-  return ops;
-}
 
 std::string link(const json& bug, const char* key, const char* text) {
   if (!bug.contains(key) || !bug[key].is_string()) return "";
@@ -85,7 +70,7 @@ BugHtml bug_html(const std::string& out_dir, const json& bug) {
   if (bug["repro"].is_string()) {
     try {
       const Case minified = load_case((bug_dir / "minified").string());
-      ops = ops_of(minified);
+      ops = interesting_ops(*minified.graph);  // the ops ISSUE.md's title and summary name
       graph = svg_of_dot(graph_dot(minified)).value_or("<p>(Graphviz's dot is not installed: no drawing)</p>");
     } catch (const std::exception& e) {
       graph = "<p>(" + html_text(e.what()) + ")</p>";
@@ -128,7 +113,7 @@ std::string model_rows(const json& sweep, std::string& header) {
       const json result = model.value("results", json::object()).value(backend.get<std::string>(), json::object());
       const std::string status =
           model.contains("import_error") ? "import failed" : result.value("status", std::string("not run"));
-      const bool failed = status == "exception" || status == "accuracy" || status == "crash" || status == "timeout";
+      const bool failed = !model.contains("import_error") && is_failure_status(status);
       const std::string why = model.contains("import_error") ? model.value("import_error", "")
                                                              : result.value("signature", result.value("message", ""));
       rows += "<td class=\"" +

@@ -22,13 +22,6 @@ using nlohmann::json;
 namespace tsrepro {
 namespace {
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::string last_nonempty_line(const std::string& text) {
   std::istringstream lines(text);
   std::string last;
@@ -52,13 +45,14 @@ bool job_finished(const std::string& dir) { return fs::exists(fs::path(dir) / "e
 std::optional<JobOutcome> job_outcome(const std::string& dir) {
   if (!job_finished(dir)) return std::nullopt;
   JobOutcome outcome;
+  const std::string exit_code = read_file(dir + "/exit_code");
   try {
-    outcome.exit_code = std::stoi(read_text(fs::path(dir) / "exit_code"));
+    outcome.exit_code = std::stoi(exit_code);
   } catch (const std::exception&) {
     throw UserError(dir + "/exit_code: not a number");
   }
-  outcome.out = read_text(fs::path(dir) / "stdout");
-  outcome.last_error = last_nonempty_line(read_text(fs::path(dir) / "stderr"));
+  outcome.out = read_file(dir + "/stdout");
+  outcome.last_error = last_nonempty_line(read_file(dir + "/stderr"));
   return outcome;
 }
 

@@ -44,8 +44,7 @@ struct Model {
 // groups are one.
 struct Group {
   std::string backend, status, signature;
-  std::vector<const Model*> models;   // smallest first
-  int runs = 0, failed_runs = 0;      // of the representative (the first model)
+  std::vector<const Model*> models;   // smallest first: the first is the representative
   std::string id;                     // bug-N
   json minify;                        // minify --json's summary; null when it failed
   std::string error;                  // why there is no minified repro
@@ -58,10 +57,6 @@ json parsed_json(const std::string& text) {
   const size_t start = text.rfind("\n{", text.size() >= 2 ? text.size() - 2 : 0);
   const json j = json::parse(start == std::string::npos ? text : text.substr(start + 1), nullptr, false);
   return j.is_discarded() || !j.is_object() ? json() : j;
-}
-
-bool is_failure_status(const std::string& status) {
-  return status == "exception" || status == "accuracy" || status == "crash" || status == "timeout";
 }
 
 class Sweep {
@@ -237,13 +232,20 @@ class Sweep {
 
   std::string bug_dir(const Group& g) const { return (out_ / "bugs" / g.id).string(); }
 
+  // The representative's run result under the group's backend: its rate is the bug's.
+  static const json& representative_result(const Group& g) { return g.models.front()->results.at(g.backend); }
+  static bool is_flaky(const Group& g) {
+    const json& result = representative_result(g);
+    return result.value("failed_runs", 1) < result.value("runs", 1);
+  }
+
   Job minify_job(const Group& g) const {
     Job job{job_dir("minify", g.id),
             command({"minify", g.models.front()->case_dir, "--backend", g.backend, "-o", bug_dir(g), "--json",
                      "--timeout", std::to_string(o_.timeout_seconds)}),
             {bug_dir(g)}};
     // A flaky failure: a candidate is kept when one of --repeat runs fails.
-    if (g.failed_runs < g.runs) job.argv.insert(job.argv.end(), {"--repeat", std::to_string(o_.repeat)});
+    if (is_flaky(g)) job.argv.insert(job.argv.end(), {"--repeat", std::to_string(o_.repeat)});
     return job;
   }
 
@@ -259,9 +261,6 @@ class Sweep {
         std::tie(g.backend, g.status, g.signature) = key;
         g.models = {pool.front()};
         g.backends = {g.backend};
-        const json& first = pool.front()->results.at(g.backend);
-        g.runs = first.value("runs", 1);
-        g.failed_runs = first.value("failed_runs", 1);
         g.id = "bug-" + std::to_string(groups_.size() + 1);
         groups_.push_back(g);
         started.push_back(groups_.size() - 1);
@@ -305,7 +304,7 @@ class Sweep {
       }
       std::vector<const Model*> rest;
       for (const Model* m : pool) {
-        if (contains_pattern(*load_case(m->case_dir).graph, *minified.graph))
+        if (contains_pattern(graph_of(*m), *minified.graph))
           g.models.push_back(m);
         else
           rest.push_back(m);
@@ -314,6 +313,17 @@ class Sweep {
     } catch (const std::exception& e) {
       g.error = e.what();
     }
+  }
+
+  // A model's graph (graph.ir alone, not its inputs), read once: a model may be matched in several
+  // rounds and under several backends.
+  torch::jit::Graph& graph_of(const Model& m) {
+    std::shared_ptr<torch::jit::Graph>& graph = graphs_[m.case_dir];
+    if (!graph) {
+      const std::string ir = (fs::path(m.case_dir) / "graph.ir").string();
+      graph = graph_from_ir(read_file(ir), ir);
+    }
+    return *graph;
   }
 
   // Groups whose minified graphs are the same are one bug, across signatures and backends (on
@@ -360,9 +370,9 @@ class Sweep {
                 {"signatures", signatures},
                 {"models", models},
                 {"representative", g.models.front()->entry.name},
-                {"runs", g.runs},
-                {"failed_runs", g.failed_runs},
-                {"flaky", g.failed_runs < g.runs},
+                {"runs", representative_result(g).value("runs", 1)},
+                {"failed_runs", representative_result(g).value("failed_runs", 1)},
+                {"flaky", is_flaky(g)},
                 {"merged", g.merged}};
     if (!g.minify.is_null()) {
       bug["original_nodes"] = g.minify.value("original_nodes", 0);
@@ -406,11 +416,20 @@ class Sweep {
   std::vector<Model> models_;
   std::vector<Group> groups_;
   std::map<std::string, std::string> merged_into_;
+  std::map<std::string, std::shared_ptr<torch::jit::Graph>> graphs_;  // graph_of's, by case directory
   size_t jobs_done_ = 0;
 };
 
 }  // namespace
 
 void run_sweep(const SweepOptions& options) { Sweep(options).run(); }
+
+bool is_failure_status(const std::string& status) {
+  try {
+    return is_failure(status_from_name(status));
+  } catch (const std::invalid_argument&) {
+    return false;  // the sweep's own "error", or no result at all
+  }
+}
 
 }  // namespace tsrepro

@@ -32,4 +32,9 @@ struct SweepOptions {
 // Throws UserError for a bad zoo, a bad OUT or settings that differ from OUT's earlier sweep.
 void run_sweep(const SweepOptions& options);
 
+// Whether a run result's status in sweep.json is a failure of the backend (verdict.h's
+// is_failure); "error", where tsrepro run itself could not run the case, is none, nor is a name
+// that is no verdict status.
+bool is_failure_status(const std::string& status);
+
 }  // namespace tsrepro

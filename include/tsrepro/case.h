@@ -56,7 +56,7 @@ struct ExpectedFailure {
 
   bool flaky() const { return failed_runs < runs; }
   // A failure a reproducer can check for: a status that is a failure.
-  bool is_failure() const { return status && *status != Status::Pass && *status != Status::Invalid; }
+  bool is_failure() const { return status && tsrepro::is_failure(*status); }
   // The status's name, "" for any failure: summary.json's "kind", repro.py's EXPECTED.
   std::string status_text() const { return status ? status_name(*status) : ""; }
 };
@@ -105,6 +105,10 @@ InputSpec spec_from_json(const nlohmann::json& j, const std::string& origin);
 // convolution's stride, `[1, 1]`): a literal, as its printed code and repro.py write it, not an
 // operation. Its inputs are constants or such packs in turn.
 bool packs_constants_only(const torch::jit::Node& node);
+
+// A node that does real work: neither a prim::Constant nor a node that only packs constants.
+// What count_compute_nodes counts, the minifier cuts and the drawings show.
+bool is_compute_node(const torch::jit::Node& node);
 
 // Nodes that do real work, nested blocks included: everything but prim::Constant and the nodes
 // that only pack constants. The count summary.json, the minify summary, checkpoint names and

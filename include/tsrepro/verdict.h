@@ -14,6 +14,9 @@ enum class Status { Pass, Exception, Accuracy, Crash, Timeout, Invalid };
 
 const char* status_name(Status s);
 Status status_from_name(const std::string& name);
+// A status that is a failure of the backend: not a pass, and not an invalid case (the reference
+// itself fails).
+inline bool is_failure(Status s) { return s != Status::Pass && s != Status::Invalid; }
 
 // Where an evaluation is, or where it failed. The worker announces each phase before it starts
 // it, so that a parent can tell which side crashed or hung; a verdict names the phase it failed
@@ -40,7 +43,7 @@ struct Verdict {
   // comparison (0 where the worker did not get that far). The rest is tsrepro's overhead.
   double compute_seconds = 0;
 
-  bool failed() const { return status != Status::Pass && status != Status::Invalid; }
+  bool failed() const { return is_failure(status); }
 };
 
 nlohmann::json verdict_to_json(const Verdict& v);

@@ -24,14 +24,6 @@ using nlohmann::json;
 namespace tsrepro {
 namespace {
 
-std::string read_text_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError(path.string() + ": cannot open for reading");
-  std::ostringstream content;
-  content << in.rdbuf();
-  return content.str();
-}
-
 void write_file(const fs::path& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
@@ -86,7 +78,7 @@ ExpectedFailure expected_from_json(const json& j, const std::string& origin) {
 
 void count_nodes_in(const torch::jit::Block* block, size_t& count) {
   for (const torch::jit::Node* node : block->nodes()) {
-    if (node->kind() != c10::prim::Constant && !packs_constants_only(*node)) ++count;
+    if (is_compute_node(*node)) ++count;
     for (const torch::jit::Block* inner : node->blocks()) count_nodes_in(inner, count);
   }
 }
@@ -268,7 +260,7 @@ Case case_from_json(const fs::path& dir, const fs::path& json_path, const json& 
 
   Case c;
   const fs::path ir_path = dir / "graph.ir";
-  c.graph = graph_from_ir(read_text_file(ir_path), ir_path.string());
+  c.graph = graph_from_ir(read_file(ir_path.string()), ir_path.string());
   for (const json& spec : meta.value("inputs", json::array()))
     c.inputs.push_back(spec_from_json(spec, json_path.string()));
   if (c.inputs.size() != c.graph->inputs().size())
@@ -302,7 +294,7 @@ Case load_case(const std::string& dir_name) {
 
   json meta;
   try {
-    meta = json::parse(read_text_file(json_path));
+    meta = json::parse(read_file(json_path.string()));
   } catch (const json::exception& e) {
     throw UserError(json_path.string() + ": not valid JSON: " + e.what());
   }

@@ -17,10 +17,9 @@ namespace {
 // the value is state, not a literal. Nodes without a schema count as writers, except the ones
 // that only pack values or take containers apart.
 bool may_write(const torch::jit::Node& user, size_t offset) {
-  static const std::vector<c10::Symbol> kReadOnly = {c10::prim::ListConstruct, c10::prim::TupleConstruct,
-                                                     c10::prim::DictConstruct, c10::prim::ListUnpack,
-                                                     c10::prim::TupleUnpack,   c10::prim::TupleIndex,
-                                                     c10::prim::Return};
+  static const std::vector<c10::Symbol> kReadOnly = {
+      c10::prim::ListConstruct, c10::prim::TupleConstruct, c10::prim::DictConstruct, c10::prim::ListUnpack,
+      c10::prim::TupleUnpack,   c10::prim::TupleIndex,     c10::prim::Return};
   if (std::find(kReadOnly.begin(), kReadOnly.end(), user.kind()) != kReadOnly.end()) return false;
   const c10::FunctionSchema* schema = user.maybeSchema();
   if (!schema || offset >= schema->arguments().size()) return true;
@@ -35,10 +34,14 @@ bool packs_constants_only(const torch::jit::Node& node) {
   if (kind != c10::prim::ListConstruct && kind != c10::prim::TupleConstruct && kind != c10::prim::DictConstruct)
     return false;
   for (const torch::jit::Value* input : node.inputs())
-    if (input->node()->kind() != c10::prim::Constant && !packs_constants_only(*input->node())) return false;
+    if (is_compute_node(*input->node())) return false;
   for (const torch::jit::Use& use : node.output()->uses())
     if (may_write(*use.user, use.offset)) return false;
   return true;
+}
+
+bool is_compute_node(const torch::jit::Node& node) {
+  return node.kind() != c10::prim::Constant && !packs_constants_only(node);
 }
 
 }  // namespace tsrepro

@@ -66,8 +66,7 @@ struct RecordingScope {
 std::vector<torch::jit::Node*> top_level_compute_nodes(torch::jit::Graph& graph) {
   std::vector<torch::jit::Node*> nodes;
   for (torch::jit::Node* node : graph.nodes())
-    if (node->kind() != c10::prim::Constant && !packs_constants_only(*node))
-      nodes.push_back(node);  // as cuttable_nodes
+    if (is_compute_node(*node)) nodes.push_back(node);  // as cuttable_nodes
   return nodes;
 }
 

@@ -40,13 +40,6 @@ bool looks_like_zip(const std::string& path) {
   return in.gcount() == 4 && magic[0] == 'P' && magic[1] == 'K' && magic[2] == 3 && magic[3] == 4;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 struct ImportedGraph {
   std::shared_ptr<Graph> graph;
   std::vector<LiftedInput> lifted;  // the last lifted.size() graph inputs
@@ -108,7 +101,7 @@ void check_constants_run(Block* block, const std::string& origin) {
 // dropped; read from, the module's state is needed, which IR text does not carry.
 ImportedGraph graph_from_ir_file(const ImportOptions& o) {
   static const std::regex class_typed_self(R"(^graph\((%[\w.]+) : __torch__\.[\w.]+)");
-  std::string text = read_text(o.source);
+  std::string text = read_file(o.source);
   std::smatch match;
   const bool class_self = std::regex_search(text, match, class_typed_self);
   if (class_self) text = "graph(" + match[1].str() + " : Any" + match.suffix().str();
@@ -309,7 +302,7 @@ Case import_case(const ImportOptions& o) {
     throw UserError("import: give exactly one of --inputs INPUTS.pt and --input-spec SPEC");
 
   const bool is_archive = looks_like_zip(o.source);
-  if (!is_archive && read_text(o.source).rfind("graph(", 0) != 0)
+  if (!is_archive && read_file(o.source).rfind("graph(", 0) != 0)
     throw UserError(o.source + ": neither a TorchScript archive (torch.jit.save) nor IR text starting with 'graph('");
   ImportedGraph imported = is_archive ? graph_from_module(o) : graph_from_ir_file(o);
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "runner/worker/worker_client.h"
+#include "tsrepro/run_spec.h"
 #include "tsrepro/verdict.h"
 
 namespace tsrepro {
@@ -20,6 +21,14 @@ struct RepeatedVerdict {
   int runs = 0;                         // runs made: fewer than repeat when the series stopped once decided
   int failed_runs = 0;                  // of them, the ones the judge counted
   std::map<std::string, int> failures;  // per signature, the counted runs that failed with it
+
+  // The counted runs that failed with `signature` (0 for one never seen).
+  int runs_failing_with(const std::string& signature) const {
+    const auto seen = failures.find(signature);
+    return seen == failures.end() ? 0 : seen->second;
+  }
+  // Whether the series counts as failing under `run`: at least min_fails counted runs.
+  bool failing(const RunSpec& run) const { return failed_runs >= run.min_fails; }
 };
 
 // Whether a run's verdict counts as a failing run.
