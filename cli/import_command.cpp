@@ -14,11 +14,11 @@ namespace fs = std::filesystem;
 namespace tsrepro::cli {
 namespace {
 
-int import_command(const ImportOptions& options, const std::string& output_dir) {
+int import_command(const ImportOptions& options, const std::string& output_dir, double timeout_seconds) {
   if (fs::exists(output_dir)) throw UserError(output_dir + ": already exists (choose another -o or remove it)");
   Case c = import_case(options);
   RunnerProcess runner;
-  check_inputs_run(c, options.inputs_path.empty() ? "--input-spec" : options.inputs_path, runner);
+  check_inputs_run(c, options.inputs_path.empty() ? "--input-spec" : options.inputs_path, runner, timeout_seconds);
   write_case(c, output_dir);
   size_t lifted = 0;
   for (const InputSpec& spec : c.inputs) lifted += spec.lifted;
@@ -44,15 +44,19 @@ class ImportCommand : public Command {
     cmd->add_option("--origins", options_.origins_path,
                     "ORIGINS.json: the nodes' source lines as recorded where the graph ran (the capture writes it)");
     cmd->add_option("--method", options_.method, "the module method to import")->capture_default_str();
+    cmd->add_option("--timeout", timeout_seconds_, "seconds the check run may take (an endless loop is refused)")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     add_load_library_flag(*cmd, invocation.libraries);
     return cmd;
   }
   bool runs_workers() const override { return true; }
-  int run(const Invocation&) override { return import_command(options_, output_); }
+  int run(const Invocation&) override { return import_command(options_, output_, timeout_seconds_); }
 
  private:
   ImportOptions options_;
   std::string output_;
+  double timeout_seconds_ = RunSpec{}.timeout_seconds;
 };
 
 }  // namespace

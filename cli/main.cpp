@@ -20,6 +20,11 @@
 
 namespace {
 
+// Every error ends the run as the last line of stderr, in the one form error.h gives it.
+void print_error(const std::string& message) {
+  std::cerr << "tsrepro: error: " << tsrepro::printable_error_line(message) << std::endl;
+}
+
 void set_up_logging(int verbosity) {
   auto logger = spdlog::stderr_color_mt("tsrepro");
   spdlog::set_default_logger(logger);
@@ -73,8 +78,7 @@ int run_cli(int argc, char** argv) {
   const bool known_word = std::any_of(subcommands.begin(), subcommands.end(),
                                       [&](const CLI::App* sub) { return argc > 1 && sub->get_name() == argv[1]; });
   if (argc > 1 && argv[1][0] != '-' && !known_word) {
-    std::cerr << "tsrepro: error: unknown command '" << argv[1] << "' (commands: " << command_names
-              << "; see tsrepro --help)\n";
+    print_error(std::string("unknown command '") + argv[1] + "' (commands: " + command_names + "; see tsrepro --help)");
     return 2;
   }
   tsrepro::cli::Command* chosen = nullptr;
@@ -85,8 +89,8 @@ int run_cli(int argc, char** argv) {
     chosen->check_flags();
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
-    std::cerr << "tsrepro: error: " << e.what() << " (see tsrepro "
-              << (app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name() + " ") << "--help)\n";
+    print_error(std::string(e.what()) + " (see tsrepro " +
+                (app.get_subcommands().empty() ? "" : app.get_subcommands().front()->get_name() + " ") + "--help)");
     return 2;
   }
   invocation.command_line = command_line_of(argc, argv);
@@ -94,7 +98,7 @@ int run_cli(int argc, char** argv) {
   try {
     tsrepro::load_extension_libraries(invocation.libraries);
   } catch (const tsrepro::UserError& e) {
-    std::cerr << "tsrepro: error: " << e.what() << "\n";
+    print_error(e.what());
     return 2;
   }
   // Commands that run candidates in workers fork them from a zygote, started now: one thread,
@@ -105,21 +109,21 @@ int run_cli(int argc, char** argv) {
   try {
     return chosen->run(invocation);
   } catch (const tsrepro::UserError& e) {
-    std::cerr << "tsrepro: error: " << e.what() << "\n";
+    print_error(e.what());
     return 2;
   } catch (const c10::Error& e) {
-    std::cerr << "tsrepro: error: " << tsrepro::one_line_error(e.what_without_backtrace()) << "\n";
+    print_error(tsrepro::one_line_error(e.what_without_backtrace()));
     return 2;
   } catch (const std::filesystem::filesystem_error& e) {
-    std::cerr << "tsrepro: error: " << e.path1().string() << ": " << e.code().message() << "\n";
+    print_error(e.path1().string() + ": " + e.code().message());
     return 2;
   } catch (const std::exception& e) {
     // Anything else (a torch::jit::ErrorReport from libtorch's front end...) is a bug of ours or
     // of libtorch, never a reason for std::terminate: say what it was, in one line.
-    std::cerr << "tsrepro: error: " << tsrepro::one_line_error(e.what()) << "\n";
+    print_error(tsrepro::one_line_error(e.what()));
     return 2;
   } catch (...) {
-    std::cerr << "tsrepro: error: an exception that is not a std::exception\n";
+    print_error("an exception that is not a std::exception");
     return 2;
   }
 }

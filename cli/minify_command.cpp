@@ -327,17 +327,26 @@ int minify_command(const MinifyCliOptions& o, const std::string& command_line) {
   CheckpointWriter writer(out_dir, repro_settings_for(options, command_line));
   ConsoleObserver console(o.json ? std::cerr : std::cout, earlier, checkpoint.has_value());
   CheckpointingObserver observer(writer, console, earlier, checkpoint.has_value(), original, o.case_dir);
+  // A run that created OUT and fails before its first checkpoint leaves nothing behind; one
+  // that accepted a checkpoint keeps it, whatever stops it later.
+  auto remove_if_nothing_accepted = [&] {
+    std::error_code ec;
+    if (checkpoint || !fs::is_empty(out_dir + "/checkpoints", ec) || ec) return;
+    remove_tree(out_dir + "/checkpoints");
+    ::rmdir(out_dir.c_str());
+  };
   MinifyResult result;
   try {
     result = minify(start, options, observer);
   } catch (const NotFailingError& e) {
     console.clear_live_line();
     print_not_failing(e, o);
-    if (!checkpoint) {  // leave nothing behind: this run created OUT and wrote nothing into it
-      remove_tree(out_dir + "/checkpoints");
-      ::rmdir(out_dir.c_str());
-    }
+    remove_if_nothing_accepted();
     return 3;
+  } catch (...) {
+    console.clear_live_line();
+    remove_if_nothing_accepted();
+    throw;
   }
   console.clear_live_line();
 

@@ -11,6 +11,9 @@
 #include <torch/version.h>
 #include <unistd.h>
 
+#include "runner/case/bounded_json.h"
+#include "runner/case/inputs.h"
+#include "runner/case/ir_limits.h"
 #include "runner/file_util.h"
 #include "runner/case/torch_save_reader.h"
 #include "runner/case/torch_save_writer.h"
@@ -130,6 +133,7 @@ std::string numbered_from_comments(const std::string& text) {
 }  // namespace
 
 std::shared_ptr<torch::jit::Graph> graph_from_ir(const std::string& text, const std::string& origin) {
+  check_ir_text_limits(text, origin);
   auto graph = std::make_shared<torch::jit::Graph>();
   try {
     torch::jit::parseIR(numbered_from_comments(text), graph.get());
@@ -139,6 +143,7 @@ std::shared_ptr<torch::jit::Graph> graph_from_ir(const std::string& text, const 
   } catch (const std::exception& e) {
     throw UserError(origin + ": IR syntax error: " + one_line_error(e.what()));
   }
+  check_graph_limits(*graph, origin);
   return graph;
 }
 
@@ -220,6 +225,7 @@ InputSpec spec_from_json(const json& j, const std::string& origin) {
     s.kind = j.at("kind").get<std::string>();
     if (s.kind == "tensor") {
       s.dtype = j.at("dtype").get<std::string>();
+      scalar_type_from_name(s.dtype, origin + ": input '" + s.name + "'");  // refused here, not mid-run
       s.sizes = j.at("sizes").get<std::vector<int64_t>>();
       s.strides = j.value("strides", std::vector<int64_t>{});
       s.storage_offset = j.value("storage_offset", int64_t{0});
@@ -261,6 +267,8 @@ Case case_from_json(const fs::path& dir, const fs::path& json_path, const json& 
   Case c;
   const fs::path ir_path = dir / "graph.ir";
   c.graph = graph_from_ir(read_file(ir_path.string()), ir_path.string());
+  if (meta.contains("inputs")) check_entry_count(meta["inputs"], json_path.string() + ": inputs");
+  if (meta.contains("node_origins")) check_entry_count(meta["node_origins"], json_path.string() + ": node_origins");
   for (const json& spec : meta.value("inputs", json::array()))
     c.inputs.push_back(spec_from_json(spec, json_path.string()));
   if (c.inputs.size() != c.graph->inputs().size())
@@ -292,12 +300,7 @@ Case load_case(const std::string& dir_name) {
   const fs::path json_path = dir / "case.json";
   if (!fs::exists(json_path)) throw UserError(json_path.string() + ": missing (not a case directory?)");
 
-  json meta;
-  try {
-    meta = json::parse(read_file(json_path.string()));
-  } catch (const json::exception& e) {
-    throw UserError(json_path.string() + ": not valid JSON: " + e.what());
-  }
+  const json meta = parse_bounded_json(read_file(json_path.string()), json_path.string());
   if (!meta.is_object()) throw UserError(json_path.string() + ": not a tsrepro case (not a JSON object)");
   try {
     return case_from_json(dir, json_path, meta);

@@ -6,6 +6,7 @@
 #include <torch/csrc/jit/runtime/autodiff.h>
 #include <torch/script.h>
 
+#include "runner/case/ir_comment_text.h"
 #include "tsrepro/case.h"
 #include "tsrepro/error.h"
 #include "tsrepro/node_origin.h"
@@ -259,8 +260,8 @@ MarkedGradient differentiate_marked(torch::jit::Graph& graph) {
 std::string origin_comment(const NodeOrigin& origin) {
   std::string text;
   if (!origin.file.empty())
-    text = origin.file + ":" + std::to_string(origin.line) + ":" + std::to_string(origin.column) + " ";
-  if (!origin.module_path.empty()) text += origin.module_path + " ";
+    text = ir_comment_text(origin.file) + ":" + std::to_string(origin.line) + ":" + std::to_string(origin.column) + " ";
+  if (!origin.module_path.empty()) text += ir_comment_text(origin.module_path) + " ";
   return text + "(node " + std::to_string(origin.index) + ")";
 }
 

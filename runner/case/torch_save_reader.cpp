@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
+#include <unordered_map>
+#include <utility>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -22,6 +25,8 @@
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/serialization/unpickler.h>
 
+#include "runner/case/sound_values.h"
+#include "runner/case/zip_records.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {
@@ -481,9 +486,13 @@ std::optional<at::DataPtr> mapped_record(caffe2::serialize::PyTorchStreamReader&
       [](void* context) { delete static_cast<std::shared_ptr<MappedFile>*>(context); }, at::Device(at::kCPU));
 }
 
-// Mirrors torch::jit::readArchiveAndTensors("data", ...): storages live in "data/<key>".
+// Mirrors torch::jit::readArchiveAndTensors("data", ...): storages live in "data/<key>". Each
+// storage's bytes are noted with the size of the record they came from: the pickle declares a
+// storage's size, and a record shorter than that would be read past its end.
 c10::IValue unpickle_archive(caffe2::serialize::PyTorchStreamReader& archive, const std::string& pickle,
-                             const std::shared_ptr<MappedFile>& mapped) {
+                             const std::shared_ptr<MappedFile>& mapped,
+                             const std::map<std::string, uint64_t>& record_sizes,
+                             std::unordered_map<const void*, std::pair<std::string, uint64_t>>& storage_records) {
   size_t bytes_read = 0;
   auto read_pickle = [&](char* buffer, size_t wanted) -> size_t {
     const size_t n = std::min(wanted, pickle.size() - bytes_read);
@@ -491,11 +500,15 @@ c10::IValue unpickle_archive(caffe2::serialize::PyTorchStreamReader& archive, co
     bytes_read += n;
     return n;
   };
-  auto read_storage = [&archive, &mapped](const std::string& key) {
+  auto read_storage = [&](const std::string& key) {
+    const std::string name = "data/" + key;
+    const auto size = record_sizes.find(name);
+    if (size == record_sizes.end()) throw std::runtime_error("no record " + name + " for a storage");
     // torch.save stores tensor data uncompressed, so the record's bytes are the storage's bytes.
-    if (std::optional<at::DataPtr> in_place = mapped_record(archive, mapped, "data/" + key))
-      return std::move(*in_place);
-    return std::get<0>(archive.getRecord("data/" + key));
+    std::optional<at::DataPtr> in_place = mapped_record(archive, mapped, name);
+    at::DataPtr data = in_place ? std::move(*in_place) : std::get<0>(archive.getRecord(name));
+    storage_records[data.get()] = {name, size->second};
+    return data;
   };
   torch::jit::Unpickler unpickler(read_pickle, /*type_resolver=*/nullptr,
                                   /*obj_loader=*/nullptr, read_storage,
@@ -520,13 +533,24 @@ std::string rewrite_for_libtorch(const std::string& pickle) { return PickleRewri
 c10::IValue read_torch_save(const std::string& path) {
   require_regular_file(path);
   require_zip_archive(path);
+  c10::IValue value;
+  std::unordered_map<const void*, std::pair<std::string, uint64_t>> storage_records;
   try {
+    const std::map<std::string, uint64_t> record_sizes = zip_record_sizes(path);
     caffe2::serialize::PyTorchStreamReader archive(path);
-    return unpickle_archive(archive, rewrite_for_libtorch(read_record(archive, "data.pkl")),
-                            std::make_shared<MappedFile>(path));
+    value = unpickle_archive(archive, rewrite_for_libtorch(read_record(archive, "data.pkl")),
+                             std::make_shared<MappedFile>(path), record_sizes, storage_records);
   } catch (const std::exception& error) {
     throw UserError(path + ": cannot read torch.save data: " + message_of(error));
   }
+  check_sound_value_or_leak(value, path, [&](const c10::Storage& storage) {
+    const auto record = storage_records.find(storage.data_ptr().get());
+    if (record != storage_records.end() && storage.nbytes() > record->second.second)
+      throw UserError(path + ": a storage of " + std::to_string(storage.nbytes()) + " bytes over the record " +
+                      record->second.first + " of " + std::to_string(record->second.second) +
+                      " bytes (a truncated file?)");
+  });
+  return value;
 }
 
 }  // namespace tsrepro

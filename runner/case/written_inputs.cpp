@@ -18,7 +18,13 @@ class WriteAnalysis {
  public:
   explicit WriteAnalysis(const torch::jit::Graph& graph) : written_(graph.inputs().size(), false) {
     for (size_t i = 0; i < graph.inputs().size(); ++i) holds_[graph.inputs()[i]] = {i};
-    visit(graph.block());
+    // Passes over the whole graph until no loop body's inputs may hold more than the last pass
+    // gave them. Each pass visits every block once: iterating each loop on its own, inside
+    // whatever encloses it, made nested blocks cost 2^depth visits.
+    do {
+      grew_ = false;
+      visit(graph.block());
+    } while (grew_);
   }
   std::vector<bool> written() const { return written_; }
 
@@ -66,20 +72,24 @@ class WriteAnalysis {
     // If/Loop results): their outputs may hold whatever their inputs and blocks hold.
     InputSet all = from_inputs;
     for (const Block* inner : node->blocks()) {
-      // A loop's body sees its own outputs again as its inputs: visit it until what they may
-      // hold stops growing.
+      // A loop's body sees its own outputs again as its inputs: what they held in the last pass
+      // joins what the loop is given, and a body input that grows asks for another pass.
       InputSet carried = from_inputs;
-      for (;;) {
-        for (const Value* block_input : inner->inputs()) holds_[block_input] = carried;
-        visit(inner);
-        const size_t before = carried.size();
-        for (const Value* block_output : inner->outputs()) {
-          const InputSet held = held_by(block_output);
-          carried.insert(held.begin(), held.end());
-        }
-        if (carried.size() == before) break;
+      for (const Value* block_output : inner->outputs()) {
+        const InputSet held = held_by(block_output);
+        carried.insert(held.begin(), held.end());
       }
-      all.insert(carried.begin(), carried.end());
+      for (const Value* block_input : inner->inputs()) {
+        InputSet& held = holds_[block_input];
+        const size_t before = held.size();
+        held.insert(carried.begin(), carried.end());
+        grew_ = grew_ || held.size() != before;
+      }
+      visit(inner);
+      for (const Value* block_output : inner->outputs()) {
+        const InputSet held = held_by(block_output);
+        all.insert(held.begin(), held.end());
+      }
     }
     for (const Value* output : node->outputs()) holds_[output] = all;
     // Anything else without a trustworthy schema (a custom op of conservative aliasing, an
@@ -101,6 +111,7 @@ class WriteAnalysis {
 
   std::unordered_map<const Value*, InputSet> holds_;
   std::vector<bool> written_;
+  bool grew_ = false;
 };
 
 }  // namespace

@@ -1,7 +1,9 @@
 // `tsrepro import`: a saved module or IR text plus inputs become a self-contained Case.
 
 #include <filesystem>
-#include <regex>
+#include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
@@ -11,7 +13,12 @@
 
 #include "runner/import/import.h"
 #include "runner/file_util.h"
+#include "runner/case/bounded_json.h"
 #include "runner/case/inputs.h"
+#include "runner/case/ir_limits.h"
+#include "runner/case/nested_nodes.h"
+#include "runner/case/sound_values.h"
+#include "runner/case/zip_records.h"
 #include "runner/import/ir_representable.h"
 #include "runner/import/module_lifting.h"
 #include "runner/import/tensor_constants.h"
@@ -63,6 +70,31 @@ ImportedGraph graph_of_loaded_module(const torch::jit::Module& module, const std
   return imported;
 }
 
+// The module's state checked as an inputs.pt is (sound_values.h), and its storages against the
+// archive's records: libtorch 1.13 builds each storage at the size its pickle declares over
+// the record's bytes, however few. Which record backs which storage it does not say, so the
+// sizes are matched largest to largest: torch.jit.save writes each storage's bytes exactly,
+// and a truncated record leaves some storage larger than what is left to back it.
+void check_module_storages(const torch::jit::Module& module, const std::string& origin) {
+  std::vector<uint64_t> storage_bytes;
+  auto note = [&](const c10::Storage& storage) { storage_bytes.push_back(storage.nbytes()); };
+  c10::IValue state = module._ivalue();
+  check_sound_value_or_leak(state, origin, note);
+  for (const torch::jit::Method& method : module.get_methods())
+    for (const Node* node : nested_nodes(method.graph()->block()))
+      if (node->kind() == c10::prim::Constant && node->output()->type()->kind() == c10::TypeKind::TensorType)
+        if (auto constant = torch::jit::toIValue(node->output())) check_sound_value(*constant, origin, note);
+  std::vector<uint64_t> record_bytes;
+  for (const auto& [name, size] : zip_record_sizes(origin))
+    if (name.rfind("data/", 0) == 0 || name.rfind("constants/", 0) == 0) record_bytes.push_back(size);
+  std::sort(storage_bytes.rbegin(), storage_bytes.rend());
+  std::sort(record_bytes.rbegin(), record_bytes.rend());
+  for (size_t i = 0; i < storage_bytes.size(); ++i)
+    if (i >= record_bytes.size() || storage_bytes[i] > record_bytes[i])
+      throw UserError(origin + ": a tensor's storage of " + std::to_string(storage_bytes[i]) +
+                      " bytes has no record that large in the archive (a truncated file?)");
+}
+
 ImportedGraph graph_from_module(const ImportOptions& o) {
   torch::jit::Module module;
   try {
@@ -77,6 +109,7 @@ ImportedGraph graph_from_module(const ImportOptions& o) {
                          ? " (an operator from an extension library? pass it with --load-library)"
                          : ""));
   }
+  check_module_storages(module, o.source);
   return graph_of_loaded_module(module, o.method, o.source);
 }
 
@@ -99,12 +132,24 @@ void check_constants_run(Block* block, const std::string& origin) {
 // IR printed from a scripted module (print(m.graph)) starts with a class-typed %self, which
 // parseIR cannot read (it only knows __torch__.classes.*). It is read as Any: unused, it is
 // dropped; read from, the module's state is needed, which IR text does not carry.
+// A plain scan, not std::regex: libstdc++'s regex recurses once per character matched, and a
+// name of a megabyte overflowed the stack.
+bool retype_class_typed_self(std::string& text) {
+  auto is_name_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; };
+  static const std::string kHead = "graph(%", kClassType = " : __torch__.";
+  if (text.rfind(kHead, 0) != 0) return false;
+  size_t at = kHead.size();
+  while (at < text.size() && is_name_char(text[at])) ++at;
+  if (at == kHead.size() || text.compare(at, kClassType.size(), kClassType) != 0) return false;
+  size_t type_end = at + kClassType.size();
+  while (type_end < text.size() && is_name_char(text[type_end])) ++type_end;
+  text.replace(at, type_end - at, " : Any");
+  return true;
+}
+
 ImportedGraph graph_from_ir_file(const ImportOptions& o) {
-  static const std::regex class_typed_self(R"(^graph\((%[\w.]+) : __torch__\.[\w.]+)");
   std::string text = read_file(o.source);
-  std::smatch match;
-  const bool class_self = std::regex_search(text, match, class_typed_self);
-  if (class_self) text = "graph(" + match[1].str() + " : Any" + match.suffix().str();
+  const bool class_self = retype_class_typed_self(text);
   auto graph = graph_from_ir(text, o.source);
   check_constants_run(graph->block(), o.source);
   if (class_self) {
@@ -117,6 +162,21 @@ ImportedGraph graph_from_ir_file(const ImportOptions& o) {
     graph->eraseInput(0);
   }
   return {graph, {}, {}};
+}
+
+// Constants nothing reads: libtorch's interpreter builds its code in time quadratic in the
+// constants of a graph (25,000 unused ones took 9 s per run), and they say nothing about a bug.
+void erase_unused_constants(Graph& graph) {
+  std::vector<Block*> blocks{graph.block()};
+  while (!blocks.empty()) {
+    Block* block = blocks.back();
+    blocks.pop_back();
+    for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+      Node* node = *it++;
+      for (Block* inner : node->blocks()) blocks.push_back(inner);
+      if (node->kind() == c10::prim::Constant && !node->hasUses()) node->destroy();
+    }
+  }
 }
 
 // A Python call fills the arguments it was not given from the signature's defaults; so does
@@ -134,89 +194,6 @@ void complete_with_defaults(std::vector<Item>& items, const ImportedGraph& impor
   }
 }
 
-std::vector<std::string> split_top_level(const std::string& text) {
-  std::vector<std::string> items;
-  std::string current;
-  int depth = 0;
-  for (char ch : text) {
-    if (ch == '[' || ch == '(') ++depth;
-    if (ch == ']' || ch == ')') --depth;
-    if (ch == ',' && depth == 0) {
-      items.push_back(current);
-      current.clear();
-    } else if (!std::isspace(static_cast<unsigned char>(ch))) {
-      current += ch;
-    }
-  }
-  if (!current.empty()) items.push_back(current);
-  return items;
-}
-
-InputSpec parse_scalar_item(const std::string& item) {
-  const auto eq = item.find('=');
-  const std::string kind = item.substr(0, eq), text = item.substr(eq + 1);
-  InputSpec spec;
-  spec.kind = kind;
-  try {
-    if (kind == "int")
-      spec.value = std::stoll(text);
-    else if (kind == "float")
-      spec.value = std::stod(text);
-    else if (kind == "bool" && (text == "true" || text == "false"))
-      spec.value = text == "true";
-    else
-      throw std::invalid_argument(kind);
-  } catch (const std::exception&) {
-    throw UserError("--input-spec: cannot read '" + item + "' (scalars are int=V, float=V, bool=true|false)");
-  }
-  return spec;
-}
-
-InputSpec parse_tensor_item(const std::string& item) {
-  const auto colon = item.find(':');
-  if (colon == std::string::npos)
-    throw UserError("--input-spec: '" + item + "' needs SIZES:DTYPE, e.g. 2x3:float32 or 4:int64[0,10)");
-  InputSpec spec;
-  spec.kind = "tensor";
-  const std::string sizes = item.substr(0, colon);
-  std::string rest = item.substr(colon + 1);
-  const auto bracket = rest.find('[');
-  const std::string dtype = rest.substr(0, bracket);
-  spec.dtype = dtype_name(scalar_type_from_name(dtype, "--input-spec"));
-  if (sizes != "scalar") {
-    std::stringstream dims(sizes);
-    std::string dim;
-    while (std::getline(dims, dim, 'x')) {
-      try {
-        spec.sizes.push_back(std::stoll(dim));
-      } catch (const std::exception&) {
-        throw UserError("--input-spec: bad size '" + dim + "' in '" + item + "'");
-      }
-    }
-  }
-  const auto strides = c10::contiguous_strides(spec.sizes);
-  spec.strides.assign(strides.begin(), strides.end());
-  if (bracket != std::string::npos) {
-    const std::string range = rest.substr(bracket);  // "[lo,hi)" or "[lo,hi]"
-    const auto comma = range.find(',');
-    const bool closed = !range.empty() && range.back() == ']';
-    if (comma == std::string::npos || (range.back() != ')' && !closed))
-      throw UserError("--input-spec: bad range '" + range + "' (write [lo,hi) or [lo,hi])");
-    try {
-      spec.min = std::stod(range.substr(1, comma - 1));
-      spec.max = std::stod(range.substr(comma + 1, range.size() - comma - 2));
-    } catch (const std::exception&) {
-      throw UserError("--input-spec: bad range '" + range + "'");
-    }
-    const bool integral =
-        spec.dtype != "float32" && spec.dtype != "float64" && spec.dtype != "float16" && spec.dtype != "bfloat16";
-    if (!closed && integral) *spec.max -= 1;  // [0,10) for ints means 0..9
-    if (*spec.max < *spec.min || (!integral && !closed && *spec.max == *spec.min))
-      throw UserError("--input-spec: range '" + range + "' holds no value");
-  }
-  return spec;
-}
-
 void check_spec_fits_graph(const Graph& graph, const std::vector<InputSpec>& specs, size_t user_inputs) {
   if (specs.size() != user_inputs)
     throw UserError("--input-spec: the graph takes " + std::to_string(user_inputs) + " inputs, the spec gives " +
@@ -232,14 +209,9 @@ void check_spec_fits_graph(const Graph& graph, const std::vector<InputSpec>& spe
 // --origins: the recorded table replaces the one read from the imported file when it describes
 // the same nodes (their kinds, in number order); the provenance says which was used and why.
 void adopt_recorded_origins(Case& c, const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw UserError(path + ": cannot read the node origins");
-  nlohmann::json array;
-  try {
-    array = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::exception& e) {
-    throw UserError(path + ": not JSON (" + e.what() + ")");
-  }
+  if (!std::ifstream(path)) throw UserError(path + ": cannot read the node origins");
+  const nlohmann::json array = parse_bounded_json(read_file(path), path);
+  check_entry_count(array, path);
   const std::shared_ptr<const NodeOrigins> recorded = origins_from_json(array, path);
   const NodeOrigins& own = *c.node_origins;
   bool same_nodes = recorded->size() == own.size();
@@ -254,13 +226,6 @@ void adopt_recorded_origins(Case& c, const std::string& path) {
 }
 
 }  // namespace
-
-std::vector<InputSpec> parse_input_spec(const std::string& text) {
-  std::vector<InputSpec> specs;
-  for (const std::string& item : split_top_level(text))
-    specs.push_back(item.find('=') != std::string::npos ? parse_scalar_item(item) : parse_tensor_item(item));
-  return specs;
-}
 
 void lift_tensor_constants(Case& c) {
   for (const LiftedConstant& constant : lift_tensor_constants(*c.graph)) {
@@ -305,6 +270,8 @@ Case import_case(const ImportOptions& o) {
   if (!is_archive && read_file(o.source).rfind("graph(", 0) != 0)
     throw UserError(o.source + ": neither a TorchScript archive (torch.jit.save) nor IR text starting with 'graph('");
   ImportedGraph imported = is_archive ? graph_from_module(o) : graph_from_ir_file(o);
+  erase_unused_constants(*imported.graph);
+  check_graph_limits(*imported.graph, o.source);
 
   Case c;
   c.graph = imported.graph;
@@ -349,7 +316,7 @@ Case import_case(const ImportOptions& o) {
 
 namespace tsrepro {
 
-void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& runner) {
+void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& runner, double timeout_seconds) {
   namespace fs = std::filesystem;
   const ScratchDirectory scratch_directory = ScratchDirectory::temporary("tsrepro-check");
   const fs::path scratch = scratch_directory.path();
@@ -357,7 +324,7 @@ void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& r
   write_case(c, (scratch / "case").string());
   RunSpec run;
   run.backend = "eager";
-  run.timeout_seconds = kInputCheckTimeoutSeconds;
+  run.timeout_seconds = timeout_seconds;
   const EvalRequest request = eval_request(c, run, (scratch / "case").string());
   const Verdict verdict = runner.evaluate(request);
   // The inputs fit when the interpreter runs on them. Two runs that differ (NaN outputs never
@@ -367,10 +334,16 @@ void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& r
   // "the reference (eager) fails on this graph: RuntimeError: ..." -> the error itself.
   if (auto colon = why.find("graph: "); colon != std::string::npos) why = why.substr(colon + 7);
   why = why.substr(0, why.find('\n'));
+  const std::string graph_origin = c.provenance.value("source", std::string("the graph"));
   if (verdict.status == Status::Invalid && verdict.phase == Phase::ReferenceCompile) {
     // Not the inputs: the graph itself cannot be run, whatever it is given.
-    const std::string graph_origin = c.provenance.value("source", std::string("the graph"));
     throw UserError(graph_origin + ": the interpreter cannot run this graph (" + why + ")");
+  }
+  if (verdict.seconds >= timeout_seconds) {
+    std::ostringstream seconds;
+    seconds << timeout_seconds;
+    throw UserError(graph_origin + ": the interpreter did not finish within --timeout " + seconds.str() + " s on " +
+                    origin + " (an endless loop? raise --timeout if it really runs this long)");
   }
   throw UserError(
       origin + ": the inputs do not fit the graph (the interpreter " +

@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "runner/case/input_spec_text.h"  // parse_input_spec, which import uses
 #include "tsrepro/case.h"
+#include "tsrepro/run_spec.h"
 
 namespace torch::jit {
 struct Module;
@@ -38,17 +40,15 @@ struct ModuleGraph {
 };
 ModuleGraph module_graph(const torch::jit::Module& module, const std::string& method, const std::string& origin);
 
-// Parses --input-spec. Items: SIZES:DTYPE[RANGE] for tensors ("2x3:float32", "4:int64[0,10)",
-// "scalar:float64"), or int=V, float=V, bool=V for scalars.
-std::vector<InputSpec> parse_input_spec(const std::string& text);
-
 class RunnerProcess;
-inline constexpr double kInputCheckTimeoutSeconds = 600;
 
 // Runs the case once in the interpreter, in a worker process (a dtype that does not fit can
 // crash libtorch), and throws UserError("<origin>: the inputs do not fit the graph (...)") when
-// it fails. Loaded graphs rarely record dtypes, so this is the only honest check.
-void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& runner);
+// it fails. Loaded graphs rarely record dtypes, so this is the only honest check. A run past
+// `timeout_seconds` (import's --timeout, run's default) is refused too: an endless prim::Loop
+// would otherwise hold import forever.
+void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& runner,
+                      double timeout_seconds = RunSpec{}.timeout_seconds);
 
 // Turns every tensor-valued prim::Constant into a new graph input (parseIR cannot read tensor
 // constants back); appends their specs and values, marked lifted.
