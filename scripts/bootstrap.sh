@@ -18,6 +18,7 @@ packages=(
   slurm-wlm munge         # tsrepro sweep --executor slurm: its test starts a one-node cluster
   graphviz                # dot: the graphs drawn in the sweep's index.html and beside ISSUE.md
   chromium                # the sweep page's test loads it in a real headless browser
+  clang libclang-rt-dev   # scripts/fuzz.sh: the fuzz targets under libFuzzer + AddressSanitizer
 )
 
 missing=()

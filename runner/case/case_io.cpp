@@ -14,6 +14,7 @@
 #include "runner/case/bounded_json.h"
 #include "runner/case/inputs.h"
 #include "runner/case/ir_limits.h"
+#include "runner/case/nested_nodes.h"
 #include "runner/file_util.h"
 #include "runner/case/torch_save_reader.h"
 #include "runner/case/torch_save_writer.h"
@@ -130,6 +131,18 @@ std::string numbered_from_comments(const std::string& text) {
   return out;
 }
 
+// The parser reads `prim::Constant[value=1j]()` whatever type the line declares, and prints a
+// complex value as "0.+1.j", which it cannot read: printable_constants.h rebuilds complex
+// constants, but only those typed complex. Any other is refused here (fuzz/ir_text_fuzzer).
+void check_complex_constants_typed(const torch::jit::Graph& graph, const std::string& origin) {
+  for (const torch::jit::Node* node : nested_nodes(const_cast<torch::jit::Graph&>(graph).block()))
+    if (node->kind() == c10::prim::Constant && node->hasAttribute(c10::attr::value) &&
+        node->kindOf(c10::attr::value) == torch::jit::AttributeKind::c &&
+        (node->outputs().size() != 1 || node->output()->type()->kind() != c10::TypeKind::ComplexType))
+      throw UserError(origin + ": a complex constant not typed complex (%" +
+                      (node->outputs().empty() ? std::string("?") : node->output()->debugName()) + ")");
+}
+
 }  // namespace
 
 std::shared_ptr<torch::jit::Graph> graph_from_ir(const std::string& text, const std::string& origin) {
@@ -144,6 +157,7 @@ std::shared_ptr<torch::jit::Graph> graph_from_ir(const std::string& text, const 
     throw UserError(origin + ": IR syntax error: " + one_line_error(e.what()));
   }
   check_graph_limits(*graph, origin);
+  check_complex_constants_typed(*graph, origin);
   return graph;
 }
 

@@ -24,9 +24,12 @@ constexpr int kSubnormalScaleExponent = 600;
 
 bool printable_double(double d) { return std::isfinite(d) && (d == 0 || std::fabs(d) >= DBL_MIN); }
 
-bool ascii_only(const std::string& s) {
+// Whether libtorch's printer writes the string as its parser reads it back: not with bytes from
+// 0x80 (broken octal escapes of signed chars), and not with a carriage return (printed "\r",
+// which the parser does not know: found by fuzz/ir_text_fuzzer, on 1.13.1 and 2.6.0).
+bool prints_back(const std::string& s) {
   for (unsigned char c : s)
-    if (c >= 0x80) return false;
+    if (c >= 0x80 || c == '\r') return false;
   return true;
 }
 
@@ -34,7 +37,7 @@ bool ascii_only(const std::string& s) {
 bool printable(const c10::IValue& v) {
   if (v.isDouble()) return printable_double(v.toDouble());
   if (v.isComplexDouble()) return false;
-  if (v.isString()) return ascii_only(v.toStringRef());
+  if (v.isString()) return prints_back(v.toStringRef());
   if (v.isTuple() || v.isGenericDict()) return false;
   if (v.isList()) {
     const c10::List<c10::IValue> list = v.toList();
@@ -81,9 +84,10 @@ class ConstantRebuilder {
     if (v.isDouble()) return build_double(v.toDouble());
     if (v.isComplexDouble()) {
       const c10::complex<double> z = v.toComplexDouble();
-      return graph_.insert(c10::Symbol::fromQualString("aten::Complex"), {build_double(z.real()), build_double(z.imag())});
+      return graph_.insert(c10::Symbol::fromQualString("aten::Complex"),
+                           {build_double(z.real()), build_double(z.imag())});
     }
-    if (v.isString() && !ascii_only(v.toStringRef())) return build_string(v.toStringRef());
+    if (v.isString() && !prints_back(v.toStringRef())) return build_string(v.toStringRef());
     if (v.isTuple()) {
       std::vector<Value*> items;
       for (const c10::IValue& item : v.toTupleRef().elements()) items.push_back(build(item));
@@ -170,6 +174,30 @@ void collect_unprintable(torch::jit::Block* block, std::vector<Node*>& found) {
   }
 }
 
+// The string attributes (kinds s and ss) left after the constants are rebuilt whose bytes libtorch
+// prints wrongly (an op the graph names with a str attribute; found by fuzz/ir_text_fuzzer).
+std::vector<std::pair<Node*, c10::Symbol>> unprintable_string_attributes(torch::jit::Block* block) {
+  std::vector<std::pair<Node*, c10::Symbol>> found;
+  std::vector<torch::jit::Block*> blocks{block};
+  while (!blocks.empty()) {
+    torch::jit::Block* current = blocks.back();
+    blocks.pop_back();
+    for (Node* node : current->nodes()) {
+      for (torch::jit::Block* sub : node->blocks()) blocks.push_back(sub);
+      if (!node->hasAttributes()) continue;  // constants too: prim::Constant[yalue="..."] parses
+      for (const c10::Symbol name : node->attributeNames()) {
+        const torch::jit::AttributeKind kind = node->kindOf(name);
+        bool prints = true;
+        if (kind == torch::jit::AttributeKind::s) prints = prints_back(node->s(name));
+        if (kind == torch::jit::AttributeKind::ss)
+          for (const std::string& item : node->ss(name)) prints = prints && prints_back(item);
+        if (!prints) found.emplace_back(node, name);
+      }
+    }
+  }
+  return found;
+}
+
 std::vector<Node*> unprintable_constants(const Graph& graph) {
   std::vector<Node*> found;
   collect_unprintable(const_cast<Graph&>(graph).block(), found);
@@ -178,7 +206,10 @@ std::vector<Node*> unprintable_constants(const Graph& graph) {
 
 }  // namespace
 
-bool has_unprintable_constants(const Graph& graph) { return !unprintable_constants(graph).empty(); }
+bool has_unprintable_constants(const Graph& graph) {
+  return !unprintable_constants(graph).empty() ||
+         !unprintable_string_attributes(const_cast<Graph&>(graph).block()).empty();
+}
 
 StringLiteralFixes make_constants_printable(Graph& graph) {
   ConstantRebuilder rebuilder(graph);
@@ -190,7 +221,23 @@ StringLiteralFixes make_constants_printable(Graph& graph) {
     constant->destroy();
     if (!name.empty()) rebuilt->setDebugName(name);
   }
-  return rebuilder.take_fixes();
+  StringLiteralFixes fixes = rebuilder.take_fixes();
+  auto placeholder_for = [&fixes](const std::string& bytes) {
+    const std::string placeholder = "tsrepro_string_" + std::to_string(fixes.size());
+    fixes["\"" + placeholder + "\""] = parseable_string_literal(bytes);
+    return placeholder;
+  };
+  for (const auto& [node, name] : unprintable_string_attributes(graph.block())) {
+    if (node->kindOf(name) == torch::jit::AttributeKind::s) {
+      node->s_(name, placeholder_for(node->s(name)));
+    } else {
+      std::vector<std::string> items = node->ss(name);
+      for (std::string& item : items)
+        if (!prints_back(item)) item = placeholder_for(item);
+      node->ss_(name, items);
+    }
+  }
+  return fixes;
 }
 
 }  // namespace tsrepro

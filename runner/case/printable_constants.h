@@ -11,6 +11,7 @@
 //   empty lists, bool lists   "[]" parses untyped; "[True]" does not parse
 //   lists holding any of the above
 //   str with bytes >= 0x80    printed as broken octal escapes (signed chars)
+//   str with a CR             printed "\r", an escape the parser does not know
 //
 // make_constants_printable rewrites every such prim::Constant into nodes that build the same
 // value from constants the parser reads: aten::Float("inf"), aten::mul(x * 2^600, 2^-600) for a
@@ -18,7 +19,8 @@
 // prim::TupleConstruct and prim::DictConstruct. A node that builds a list builds a fresh one on
 // each run where the constant was shared; TorchScript makes list constants only of lists nothing
 // mutates, so no program can tell. Strings get their exact bytes back in the printed text
-// (printable_string_literals).
+// (printable_string_literals). So do string attributes (s, ss) of other nodes: libtorch prints
+// them the same broken way (an op named in the IR with a str attribute; fuzz/ir_text_fuzzer).
 
 #include <map>
 #include <string>
