@@ -6,6 +6,8 @@
 # names, and keeps the grown corpus in BUILD/fuzz-work/TARGET between runs. An input that
 # crashes or hangs a target is copied to fuzz/regressions/TARGET/ (the replay tests run it from
 # then on: fix the bug, commit the file) and the script exits 1.
+# TSREPRO_FUZZ_RUNS=N and TSREPRO_FUZZ_SEED=S make a run repeatable (at most N inputs, from a
+# fresh corpus in BUILD/fuzz-work/TARGET-seedS): what CI runs is then what a machine here ran.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 targets="case_json ir_text torch_save input_spec"
@@ -21,6 +23,12 @@ cmake -S . -B "$build" -DCMAKE_CXX_COMPILER=clang++ -DTSREPRO_FUZZ=ON -DBUILD_TE
 cmake --build "$build" --target "${target}_fuzzer" -j "$(nproc)"
 
 work="$build/fuzz-work/$target"
+repeatable=()
+if [[ -n "${TSREPRO_FUZZ_RUNS:-}" ]]; then
+  work="$build/fuzz-work/$target-seed${TSREPRO_FUZZ_SEED:-1}"
+  rm -rf "$work"
+  repeatable=(-runs="$TSREPRO_FUZZ_RUNS" -seed="${TSREPRO_FUZZ_SEED:-1}")
+fi
 mkdir -p "$work/corpus" "$work/artifacts"
 seed() {  # copies a file, or a directory's files, into the corpus
   if [[ -d "$1" ]]; then find "$1" -maxdepth 1 -type f -exec cp -n -t "$work/corpus" {} +; elif [[ -f "$1" ]]; then cp -n "$1" "$work/corpus/"; fi
@@ -33,7 +41,8 @@ done < <(grep -v '^#' fuzz/extra_seeds.txt)
 
 status=0
 ASAN_OPTIONS=detect_leaks=0 "$build/fuzz/${target}_fuzzer" "$work/corpus" -max_total_time="$seconds" \
-  -timeout=20 -rss_limit_mb=6144 -max_len=65536 -artifact_prefix="$work/artifacts/" -print_final_stats=1 || status=$?
+  -timeout=20 -rss_limit_mb=6144 -max_len=65536 -artifact_prefix="$work/artifacts/" -print_final_stats=1 \
+  "${repeatable[@]}" || status=$?
 if compgen -G "$work/artifacts/*" >/dev/null; then
   mkdir -p "fuzz/regressions/$target"
   for found in "$work/artifacts/"*; do
