@@ -131,16 +131,26 @@ std::string numbered_from_comments(const std::string& text) {
   return out;
 }
 
-// The parser reads `prim::Constant[value=1j]()` whatever type the line declares, and prints a
-// complex value as "0.+1.j", which it cannot read: printable_constants.h rebuilds complex
-// constants, but only those typed complex. Any other is refused here (fuzz/ir_text_fuzzer).
-void check_complex_constants_typed(const torch::jit::Graph& graph, const std::string& origin) {
-  for (const torch::jit::Node* node : nested_nodes(const_cast<torch::jit::Graph&>(graph).block()))
-    if (node->kind() == c10::prim::Constant && node->hasAttribute(c10::attr::value) &&
-        node->kindOf(c10::attr::value) == torch::jit::AttributeKind::c &&
-        (node->outputs().size() != 1 || node->output()->type()->kind() != c10::TypeKind::ComplexType))
-      throw UserError(origin + ": a complex constant not typed complex (%" +
-                      (node->outputs().empty() ? std::string("?") : node->output()->debugName()) + ")");
+// The parser reads a complex attribute (`[value=1j]`) on any node, whatever type the line
+// declares, and the printer writes it as "0.+1.j", which the parser cannot read:
+// printable_constants.h rebuilds complex constants, but only a prim::Constant typed complex
+// can be rebuilt. Any other complex attribute is refused here (fuzz/ir_text_fuzzer).
+void check_complex_attributes(const torch::jit::Graph& graph, const std::string& origin) {
+  for (const torch::jit::Node* node : nested_nodes(const_cast<torch::jit::Graph&>(graph).block())) {
+    if (!node->hasAttributes()) continue;
+    const bool constant = node->kind() == c10::prim::Constant && node->outputs().size() == 1;
+    const c10::TypeKind type = constant ? node->output()->type()->kind() : c10::TypeKind::AnyType;
+    for (const c10::Symbol name : node->attributeNames()) {
+      const torch::jit::AttributeKind kind = node->kindOf(name);
+      const bool rebuilt = constant && name == c10::attr::value &&
+                           ((kind == torch::jit::AttributeKind::c && type == c10::TypeKind::ComplexType) ||
+                            (kind == torch::jit::AttributeKind::cs && type == c10::TypeKind::ListType));
+      if ((kind == torch::jit::AttributeKind::c || kind == torch::jit::AttributeKind::cs) && !rebuilt)
+        throw UserError(origin + ": a complex attribute " + name.toUnqualString() + " on " +
+                        node->kind().toQualString() +
+                        " (IR text carries complex values only as constants typed complex)");
+    }
+  }
 }
 
 }  // namespace
@@ -157,7 +167,7 @@ std::shared_ptr<torch::jit::Graph> graph_from_ir(const std::string& text, const 
     throw UserError(origin + ": IR syntax error: " + one_line_error(e.what()));
   }
   check_graph_limits(*graph, origin);
-  check_complex_constants_typed(*graph, origin);
+  check_complex_attributes(*graph, origin);
   return graph;
 }
 

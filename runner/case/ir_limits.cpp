@@ -24,6 +24,11 @@ void check_ir_text_limits(const std::string& text, const std::string& origin) {
   // a level, a shallower one closes levels down to its own. A block nests two levels deep (its
   // "blockN():" header, then its body).
   std::vector<size_t> indents{0};
+  // Brackets nested in a line's types and lists ("(((((int)))))": libtorch's type parser recurses
+  // once per level and overflowed the stack at a few thousand: found by fuzz/ir_text_fuzzer),
+  // counted outside string literals (which end with their line).
+  size_t brackets = 0;
+  char quote = 0;
   size_t line = 1;
   for (size_t start = 0; start < text.size(); ++line) {
     const size_t end = std::min(text.find('\n', start), text.size());
@@ -35,6 +40,24 @@ void check_ir_text_limits(const std::string& text, const std::string& origin) {
       if (indents.size() - 1 > 2 * limits::kMaxNestingDepth)
         throw UserError(origin + ": " + line_label(line) + ": blocks nested deeper than tsrepro's limit of " +
                         std::to_string(limits::kMaxNestingDepth));
+    }
+    quote = 0;  // a string literal ends with its line
+    for (size_t at = start; at < end; ++at) {
+      const char c = text[at];
+      if (quote) {
+        if (c == '\\')
+          ++at;
+        else if (c == quote)
+          quote = 0;
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == '(' || c == '[' || c == '{') {
+        if (++brackets > limits::kMaxNestingDepth)
+          throw UserError(origin + ": " + line_label(line) + ": brackets nested deeper than tsrepro's limit of " +
+                          std::to_string(limits::kMaxNestingDepth));
+      } else if ((c == ')' || c == ']' || c == '}') && brackets > 0) {
+        --brackets;
+      }
     }
     for (size_t at = text.find('%', start); at < end; at = text.find('%', at + 1)) {
       size_t name_end = at + 1;

@@ -45,6 +45,10 @@ constexpr uint8_t kSetItem = 's';
 constexpr uint8_t kSetItems = 'u';
 constexpr uint8_t kLong1 = 0x8a;
 constexpr uint8_t kLong4 = 0x8b;
+constexpr uint8_t kBinPut = 'q';
+constexpr uint8_t kLongBinPut = 'r';
+constexpr uint8_t kMemoize = 0x94;
+constexpr uint8_t kPut = 'p';
 }  // namespace op
 
 enum class ArgKind {
@@ -236,6 +240,8 @@ class PickleRewriter {
         fail("unknown pickle opcode " + hex_byte(opcode), offset);
       }
       apply(info, opcode, offset);
+      if (opcode == op::kBinPut || opcode == op::kLongBinPut || opcode == op::kPut || opcode == op::kMemoize)
+        note_memo_put(opcode, offset);
       stopped = info.effect == StackEffect::kStop;
       const size_t next = skip_argument(info.arg, offset + 1);
       if (opcode == op::kLong1 || opcode == op::kLong4) widen_long(opcode, offset, next);
@@ -331,6 +337,32 @@ class PickleRewriter {
     return start;
   }
 
+  // libtorch's unpickler grows its memo table to whatever index a PUT names (LONG_BINPUT
+  // 1667460865 asked for 26 GB: found by fuzz/torch_save_fuzzer). A pickler numbers its memo
+  // entries 0, 1, 2...: an index past the entries put so far is refused. (BINPUT's one-byte
+  // index cannot ask for much.)
+  void note_memo_put(uint8_t opcode, size_t offset) {
+    uint64_t index = 0;
+    if (opcode == op::kBinPut || opcode == op::kMemoize) {
+      ++puts_;
+      return;
+    }
+    if (opcode == op::kLongBinPut) {
+      index = read_little_endian(offset + 1, 4);
+    } else {
+      const size_t end = pickle_.find('\n', offset + 1);
+      const std::string digits = pickle_.substr(offset + 1, end - offset - 1);
+      if (digits.empty() || digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos)
+        fail("a PUT whose memo index is not a number", offset);
+      index = std::stoull(digits);
+    }
+    if (index > puts_)
+      fail(
+          "memo index " + std::to_string(index) + " out of order (" + std::to_string(puts_) + " entries put before it)",
+          offset);
+    ++puts_;
+  }
+
   // APPEND(S)/SETITEM(S) add to the entry left on top; without one the stream is malformed.
   void require_container(uint8_t opcode, size_t offset) const {
     if (stack_.empty() || stack_.back().is_mark) {
@@ -403,6 +435,7 @@ class PickleRewriter {
   std::vector<size_t> mark_insertions_;
   std::vector<size_t> batched_opcodes_;
   std::vector<Edit> edits_;
+  uint64_t puts_ = 0;  // memo entries put so far, by any of the PUT opcodes
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -486,6 +519,15 @@ std::optional<at::DataPtr> mapped_record(caffe2::serialize::PyTorchStreamReader&
       [](void* context) { delete static_cast<std::shared_ptr<MappedFile>*>(context); }, at::Device(at::kCPU));
 }
 
+// torch.save stores records uncompressed, so none is larger than the file. libtorch allocates
+// what the zip directory claims before it reads: a 1 KB file claiming 26 GB asked for 26 GB
+// (found by fuzz/torch_save_fuzzer).
+void require_record_within_file(const std::string& name, uint64_t size, uint64_t file_size) {
+  if (size > file_size)
+    throw std::runtime_error("the record " + name + " claims " + std::to_string(size) + " bytes in a file of " +
+                             std::to_string(file_size));
+}
+
 // Mirrors torch::jit::readArchiveAndTensors("data", ...): storages live in "data/<key>". Each
 // storage's bytes are noted with the size of the record they came from: the pickle declares a
 // storage's size, and a record shorter than that would be read past its end.
@@ -537,9 +579,11 @@ c10::IValue read_torch_save(const std::string& path) {
   std::unordered_map<const void*, std::pair<std::string, uint64_t>> storage_records;
   try {
     const std::map<std::string, uint64_t> record_sizes = zip_record_sizes(path);
+    const auto mapped = std::make_shared<MappedFile>(path);
+    for (const auto& [name, size] : record_sizes) require_record_within_file(name, size, mapped->size());
     caffe2::serialize::PyTorchStreamReader archive(path);
-    value = unpickle_archive(archive, rewrite_for_libtorch(read_record(archive, "data.pkl")),
-                             std::make_shared<MappedFile>(path), record_sizes, storage_records);
+    value = unpickle_archive(archive, rewrite_for_libtorch(read_record(archive, "data.pkl")), mapped, record_sizes,
+                             storage_records);
   } catch (const std::exception& error) {
     throw UserError(path + ": cannot read torch.save data: " + message_of(error));
   }
