@@ -240,10 +240,10 @@ class PickleRewriter {
         fail("unknown pickle opcode " + hex_byte(opcode), offset);
       }
       apply(info, opcode, offset);
+      stopped = info.effect == StackEffect::kStop;
+      const size_t next = skip_argument(info.arg, offset + 1);  // checks the argument is all there
       if (opcode == op::kBinPut || opcode == op::kLongBinPut || opcode == op::kPut || opcode == op::kMemoize)
         note_memo_put(opcode, offset);
-      stopped = info.effect == StackEffect::kStop;
-      const size_t next = skip_argument(info.arg, offset + 1);
       if (opcode == op::kLong1 || opcode == op::kLong4) widen_long(opcode, offset, next);
       offset = next;
     }
