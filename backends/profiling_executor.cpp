@@ -84,6 +84,28 @@ std::shared_ptr<Graph> with_single_output(const std::shared_ptr<Graph>& original
   return graph;
 }
 
+// A module's forward called as a program calls it: on a fresh deep copy for each call.
+struct ModuleCalls : PreparedGraph {
+  ModuleCalls(torch::jit::Module module, const JitSwitches& switches)
+      : pristine(std::move(module)), switches(switches) {}
+
+  c10::IValue call(std::vector<c10::IValue> inputs) {
+    ScopedJitSwitches scope(switches);
+    torch::jit::Module copy = pristine.deepcopy();
+    seed_random_generators();
+    c10::IValue output = copy.forward(std::move(inputs));
+    if (auto last = torch::jit::lastExecutedOptimizedGraph()) optimized = last;
+    return output;
+  }
+  std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) override { return {call(std::move(inputs))}; }
+  std::string executed_graph() const override { return graph_text(optimized); }
+  std::shared_ptr<Graph> optimized_graph() const override { return optimized; }
+
+  torch::jit::Module pristine;
+  JitSwitches switches;
+  std::shared_ptr<Graph> optimized;
+};
+
 }  // namespace
 
 struct ScopedJitSwitches::Saved {
@@ -100,7 +122,7 @@ ScopedJitSwitches::ScopedJitSwitches(const JitSwitches& s)
                        torch::jit::getGraphExecutorOptimize(), torch::jit::getFusionStrategy()}) {
   torch::jit::getExecutorMode() = true;
   torch::jit::getProfilingMode() = true;
-  torch::jit::setGraphExecutorOptimize(true);
+  torch::jit::setGraphExecutorOptimize(s.optimize);
   if (s.fuse_on_cpu) torch::jit::overrideCanFuseOnCPU(*s.fuse_on_cpu);
   torch::jit::setTensorExprFuserEnabled(s.te_fuser);
   torch::jit::debugSetFusionGroupInlining(s.fusion_group_inlining);
@@ -142,6 +164,22 @@ std::unique_ptr<PreparedGraph> prepare_with_profiling_executor(std::shared_ptr<G
   }
   torch::jit::Stack stack(fresh_copies(sample_inputs, written));
   prepared->optimized = prepared->function.get_executor().getPlanFor(stack, torch::jit::getBailoutDepth()).graph;
+  return prepared;
+}
+
+std::unique_ptr<PreparedGraph> prepare_module_with_profiling_executor(const torch::jit::Module& module,
+                                                                      const std::vector<c10::IValue>& sample_inputs,
+                                                                      const JitSwitches& switches) {
+  auto prepared = std::make_unique<ModuleCalls>(module.deepcopy(), switches);
+  if (!switches.optimize) return prepared;
+  // As for a graph: the profiling runs, then the optimized plan asked for (the compile phase).
+  for (size_t i = 0; i < torch::jit::getNumProfiledRuns(); ++i) prepared->call(clone_values(sample_inputs));
+  ScopedJitSwitches scope(switches);
+  torch::jit::Module copy = prepared->pristine.deepcopy();
+  torch::jit::Stack stack{copy._ivalue()};
+  for (const c10::IValue& value : clone_values(sample_inputs)) stack.push_back(value);
+  torch::jit::GraphFunction& forward = torch::jit::toGraphFunction(copy.get_method("forward").function());
+  prepared->optimized = forward.get_executor().getPlanFor(stack, torch::jit::getBailoutDepth()).graph;
   return prepared;
 }
 

@@ -24,6 +24,10 @@ std::string joined(const std::vector<std::string>& words) {
 
 }  // namespace
 
+std::unique_ptr<PreparedGraph> Backend::prepare_module(const torch::jit::Module&, const std::vector<c10::IValue>&) {
+  throw UserError("backend " + name() + " has no public calls on a saved module to judge it by");
+}
+
 const std::vector<BackendInfo>& backend_registry() {
   static const std::vector<BackendInfo> registry = {
 #define TSREPRO_BACKEND(id, spelling, option_keys, description, issue_label, under) \

@@ -3,6 +3,7 @@
 #include "capture/subject_graph.h"
 
 #include "runner/import/tensor_constants.h"
+#include "runner/import/wrapped_numbers.h"
 
 namespace tsrepro::capture {
 namespace {
@@ -42,6 +43,9 @@ SubjectGraph ir_subject_graph(std::shared_ptr<Graph> copy) {
     copy->eraseInput(0);
     subject.drops_first_input = true;
   }
+  // A captured graph is in memory, where a Python number still carries its flag; its case is IR
+  // text plus a file of values, where the flag is lost (runner/import/wrapped_numbers.h).
+  write_wrapped_numbers_as_scalars(*copy);
   for (const LiftedConstant& constant : lift_tensor_constants(*copy)) subject.lifted.emplace_back(constant.value);
   forget_rankless_tensor_types(copy->block());
   subject.graph = std::move(copy);

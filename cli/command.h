@@ -27,6 +27,9 @@ class Command {
   virtual void check_flags() const {}
   // Whether it runs graphs in worker processes: their zygote starts before torch runs anything.
   virtual bool runs_workers() const { return false; }
+  // The case directory it reads, if any: the libraries its case.json records are loaded with
+  // --load-library's, before anything else.
+  virtual std::string case_dir() const { return ""; }
   virtual int run(const Invocation& invocation) = 0;
 };
 

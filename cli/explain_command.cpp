@@ -154,6 +154,7 @@ class ExplainCommand : public Command {
     add_load_library_flag(*cmd, invocation.libraries);
     return cmd;
   }
+  std::string case_dir() const override { return options_.case_dir; }
   int run(const Invocation&) override { return explain_command(options_); }
 
  private:

@@ -6,7 +6,9 @@
 
 #include "cli/command.h"
 #include "runner/import/import.h"
+#include "runner/import/verify.h"
 #include "runner/worker/worker_client.h"
+#include "tsrepro/backend.h"
 #include "tsrepro/error.h"
 
 namespace fs = std::filesystem;
@@ -14,11 +16,43 @@ namespace fs = std::filesystem;
 namespace tsrepro::cli {
 namespace {
 
-int import_command(const ImportOptions& options, const std::string& output_dir, double timeout_seconds) {
+// --verify: each backend's verdict on the model and on the case, a line each; false where they differ.
+bool verify_against_model(const Case& c, const ImportOptions& options, const std::vector<std::string>& backends,
+                          double timeout_seconds, RunnerProcess& runner) {
+  RunSpec base;
+  base.timeout_seconds = timeout_seconds;
+  bool faithful = true;
+  for (const FidelityCheck& check : verify_case_against_model(c, options.source, backends, base, runner)) {
+    if (check.difference.empty()) {
+      std::cout << "verify " << check.backend
+                << ": the case is judged as the model is: " << status_name(check.model.status)
+                << (check.model.signature.empty() ? "" : " " + check.model.signature) << "\n";
+      continue;
+    }
+    std::cerr << printable_error_line("tsrepro import: " + options.source + ": --verify " + check.backend +
+                                      ": import changed the model: " + check.difference)
+              << "\n";
+    faithful = false;
+  }
+  return faithful;
+}
+
+int import_command(const ImportOptions& options, const std::string& output_dir, double timeout_seconds,
+                   const std::vector<std::string>& verify) {
   if (fs::exists(output_dir)) throw UserError(output_dir + ": already exists (choose another -o or remove it)");
   Case c = import_case(options);
+  const bool from_module = c.provenance.value("source_kind", "") == "module";
+  if (!verify.empty() && !from_module)
+    throw UserError("--verify: " + options.source +
+                    " is IR text: only a saved module (torch.jit.save) has public calls to judge it by");
+  for (const std::string& backend : verify) make_backend(backend, {});  // unknown: UserError naming it
   RunnerProcess runner;
-  check_inputs_run(c, options.inputs_path.empty() ? "--input-spec" : options.inputs_path, runner, timeout_seconds);
+  const std::string inputs = options.inputs_path.empty() ? "--input-spec" : options.inputs_path;
+  check_inputs_run(c, inputs, runner, timeout_seconds, from_module ? options.source : "");
+  if (c.provenance.contains("reference_fails"))
+    std::cout << "note: the model's own unoptimized run fails on " << inputs
+              << " as the case does: " << c.provenance["reference_fails"].value("message", "") << "\n";
+  if (!verify.empty() && !verify_against_model(c, options, verify, timeout_seconds, runner)) return 1;
   write_case(c, output_dir);
   size_t lifted = 0;
   for (const InputSpec& spec : c.inputs) lifted += spec.lifted;
@@ -47,16 +81,21 @@ class ImportCommand : public Command {
     cmd->add_option("--timeout", timeout_seconds_, "seconds the check run may take (an endless loop is refused)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
+    cmd->add_option("--verify", verify_,
+                    "BACKEND[,BACKEND...]: judge the saved model through its public calls and the case under each "
+                    "backend, and fail (exit 1, no case written) where the two differ")
+        ->delimiter(',');
     add_load_library_flag(*cmd, invocation.libraries);
     return cmd;
   }
   bool runs_workers() const override { return true; }
-  int run(const Invocation&) override { return import_command(options_, output_, timeout_seconds_); }
+  int run(const Invocation&) override { return import_command(options_, output_, timeout_seconds_, verify_); }
 
  private:
   ImportOptions options_;
   std::string output_;
   double timeout_seconds_ = RunSpec{}.timeout_seconds;
+  std::vector<std::string> verify_;
 };
 
 }  // namespace

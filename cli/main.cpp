@@ -95,8 +95,18 @@ int run_cli(int argc, char** argv) {
   }
   invocation.command_line = command_line_of(argc, argv);
   // Custom operators first: loading a module needs them, and the zygote's workers inherit them.
+  // Those a case records come with it.
   try {
     tsrepro::load_extension_libraries(invocation.libraries);
+    const std::string case_dir = chosen->case_dir();
+    if (!case_dir.empty())
+      for (const std::string& path : tsrepro::recorded_library_paths(case_dir)) {
+        try {
+          tsrepro::load_extension_libraries({path});
+        } catch (const tsrepro::UserError& e) {
+          throw tsrepro::UserError(std::string(e.what()) + " (" + case_dir + "/case.json records it)");
+        }
+      }
   } catch (const tsrepro::UserError& e) {
     print_error(e.what());
     return 2;

@@ -174,11 +174,10 @@ class ConsoleObserver : public MinifyObserver {
   bool line_shown_ = false;
 };
 
-// The flags as the engine's options, validated (UserError before any work).
-MinifyOptions engine_options(const MinifyCliOptions& o) {
+// The flags as the engine's options, judging under `run`, validated (UserError before any work).
+MinifyOptions engine_options(const MinifyCliOptions& o, const RunSpec& run) {
   MinifyOptions m;
-  m.run = o.run;
-  m.run.backend_options = parse_backend_options(o.backend_opts);
+  m.run = run;
   m.jobs = o.jobs;
   m.passes = o.passes;
   m.offload = o.offload;
@@ -207,15 +206,15 @@ ExpectedFailure failure_without_sanity_run(const Case& c, const MinifyCliOptions
   return f;
 }
 
-void print_not_failing(const NotFailingError& e, const MinifyCliOptions& o) {
+void print_not_failing(const NotFailingError& e, const MinifyCliOptions& o, const RunSpec& run) {
   const Verdict& v = e.verdict;
   if (o.json) {
     nlohmann::json j = {{"status", "not_failing"}, {"message", e.what()}, {"verdict", verdict_to_json(v)}};
     std::cout << j.dump() << "\n";
   }
   std::cerr << "tsrepro: nothing to minify: " << e.what() << "\n"
-            << "  ran:     " << o.run.ref << " vs " << o.run.backend << " on " << o.run.device << " (timeout "
-            << o.run.timeout_seconds << " s)\n"
+            << "  ran:     " << run.ref << " vs " << run.backend << " on " << run.device << " (timeout "
+            << run.timeout_seconds << " s)\n"
             << "  verdict: " << status_name(v.status) << (v.signature.empty() ? "" : " " + v.signature) << "\n";
   if (!v.message.empty()) std::cerr << "  message: " << v.message.substr(0, v.message.find('\n')) << "\n";
 }
@@ -296,9 +295,22 @@ int list_passes_command() {
   return 0;
 }
 
+// A resumed minify judges as the checkpoint records it: a flag that would judge otherwise is refused
+// (the inputs are the checkpoint's own whatever --fake-inputs and --seed said).
+RunSpec resumed_run_spec(const MinifyCliOptions& o, const Case& checkpoint, const std::string& checkpoint_dir) {
+  if (!checkpoint.expected) throw UserError(checkpoint_dir + "/case.json: records no failure to keep; minify anew");
+  std::vector<std::string> overrides;
+  RunSpec run = o.resolved_run_spec(checkpoint.expected->run, overrides);
+  for (const std::string& line : overrides)
+    if (line.rfind("--fake-inputs", 0) != 0 && line.rfind("--seed", 0) != 0)
+      throw UserError(checkpoint_dir + ": the minify being resumed judged it otherwise: " + line +
+                      "; resume with its flags, or minify into another -o");
+  run.fake_inputs = false;  // a checkpoint's values are the ones to keep
+  return run;
+}
+
 // Exit 0 when minified, 3 when the original case does not fail as required.
 int minify_command(const MinifyCliOptions& o, const std::string& command_line) {
-  MinifyOptions options = engine_options(o);
   const Case original = load_case(o.case_dir);
 
   const fs::path out = fs::path(o.output_dir).lexically_normal();
@@ -310,14 +322,21 @@ int minify_command(const MinifyCliOptions& o, const std::string& command_line) {
 
   Case start = original;
   EarlierProgress earlier;
+  RunSpec run;
   if (checkpoint) {
     start = load_case(*checkpoint);
-    if (!start.expected || start.expected->run.backend != o.run.backend || start.expected->run.ref != o.run.ref)
-      throw UserError(*checkpoint +
-                      ": was made by a minify with another backend or reference; resume with the same flags");
+    run = resumed_run_spec(o, start, *checkpoint);
+  } else {
+    // As case.json records the case judged, but for the flags given.
+    std::vector<std::string> overrides;
+    run = o.resolved_run_spec(recorded_run(original), overrides);
+    for (const std::string& line : overrides)
+      std::cerr << "note: " << line << " overrides how " << o.case_dir << "/case.json records the case judged\n";
+  }
+  MinifyOptions options = engine_options(o, run);
+  if (checkpoint) {
     earlier = progress_recorded_in(start);
     options.known_failure = *start.expected;
-    options.run.fake_inputs = false;  // a checkpoint's values are the ones to keep
     spdlog::info("resuming from {}", *checkpoint);
   } else if (o.skip_sanity) {
     options.known_failure = failure_without_sanity_run(original, o, options);
@@ -340,7 +359,7 @@ int minify_command(const MinifyCliOptions& o, const std::string& command_line) {
     result = minify(start, options, observer);
   } catch (const NotFailingError& e) {
     console.clear_live_line();
-    print_not_failing(e, o);
+    print_not_failing(e, o, options.run);
     remove_if_nothing_accepted();
     return 3;
   } catch (...) {
@@ -394,10 +413,10 @@ class MinifyCommand : public Command {
   void check_flags() const override {
     if (o_.list_passes) return;
     if (o_.case_dir.empty()) throw CLI::RequiredError("case");
-    if (o_.run.backend.empty()) throw CLI::RequiredError("--backend");
     if (o_.output_dir.empty()) throw CLI::RequiredError("--output");
   }
   bool runs_workers() const override { return !o_.list_passes; }
+  std::string case_dir() const override { return o_.case_dir; }
   int run(const Invocation& invocation) override {
     return o_.list_passes ? list_passes_command() : minify_command(o_, invocation.command_line);
   }

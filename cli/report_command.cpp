@@ -176,6 +176,11 @@ class ReportCommand : public Command {
     return cmd;
   }
   bool runs_workers() const override { return true; }
+  std::string case_dir() const override {
+    const fs::path dir(options_.dir);
+    return fs::exists(dir / "minified" / "case.json") && !fs::exists(dir / "case.json") ? (dir / "minified").string()
+                                                                                        : options_.dir;
+  }
   int run(const Invocation&) override { return report_command(options_); }
 
  private:

@@ -42,25 +42,24 @@ std::string repeat_summary(const RepeatedVerdict& series) {
   return text;
 }
 
-void print_verdict(const RepeatedVerdict& series, const RunOptions& o) {
+void print_verdict(const RepeatedVerdict& series, const RunOptions& o, const RunSpec& run) {
   const Verdict& v = series.verdict;
   std::cout << "verdict:   " << status_name(v.status)
             << (v.phase == Phase::None || v.status == Status::Pass ? "" : std::string(" (") + phase_name(v.phase) + ")")
             << "\n";
   if (!v.signature.empty()) std::cout << "signature: " << v.signature << "\n";
   if (!v.message.empty()) std::cout << "message:   " << v.message << "\n";
-  if (o.run.repeat > 1) std::cout << "repeated:  " << repeat_summary(series) << "\n";
+  if (run.repeat > 1) std::cout << "repeated:  " << repeat_summary(series) << "\n";
   if (!v.outputs.empty()) {
     std::cout << "outputs:\n";
     for (const OutputDiff& d : v.outputs)
       std::cout << "  " << d.path << "  " << d.dtype << "  max_abs " << d.max_abs << "  max_rel " << d.max_rel << "  "
                 << (d.ok ? "ok" : "FAIL") << (d.reason.empty() ? "" : "  " + d.reason) << "\n";
   }
-  std::cout << "ran:       " << o.run.ref << " vs " << o.run.backend << " on " << o.run.device << ", " << v.seconds
-            << " s\n";
+  std::cout << "ran:       " << run.ref << " vs " << run.backend << " on " << run.device << ", " << v.seconds << " s\n";
   if (v.status == Status::Invalid) std::cout << "The reference itself fails on this case: nothing to compare.\n";
   if (o.explain_backend && !v.backend_graph.empty())
-    std::cout << "\nexecuted graph (" << o.run.backend << "):\n" << v.backend_graph;
+    std::cout << "\nexecuted graph (" << run.backend << "):\n" << v.backend_graph;
 }
 
 // --save-repro: the failure goes into case.json and the reproducers beside it, all rewritten
@@ -78,8 +77,13 @@ std::string save_repro(Case c, const RepeatedVerdict& series, const RunSpec& run
 
 int run_command(const RunOptions& o, const std::string& command_line) {
   const Case c = load_case(o.case_dir);
-  // Unknown backends and options fail here, before any worker.
-  EvalRequest request = eval_request(c, o.validated_run_spec(), o.case_dir);
+  // As case.json records it judged, but for the flags given. Unknown backends and options fail
+  // here, before any worker.
+  std::vector<std::string> overrides;
+  const RunSpec run = o.resolved_run_spec(recorded_run(c), overrides);
+  for (const std::string& line : overrides)
+    std::cerr << "note: " << line << " overrides how " << o.case_dir << "/case.json records the case judged\n";
+  EvalRequest request = eval_request(c, run, o.case_dir);
   request.explain = o.explain_backend;
 
   RunnerProcess runner;
@@ -94,12 +98,12 @@ int run_command(const RunOptions& o, const std::string& command_line) {
     j["failed_runs"] = series.failed_runs;
     j["failures"] = series.failures;
     j["case"] = o.case_dir;
-    j["backend"] = o.run.backend;
-    j["ref"] = o.run.ref;
+    j["backend"] = run.backend;
+    j["ref"] = run.ref;
     if (!repro_py.empty()) j["repro_py"] = repro_py;
     std::cout << j.dump() << "\n";
   } else {
-    print_verdict(series, o);
+    print_verdict(series, o, run);
     if (!repro_py.empty()) std::cout << "repro:     /usr/bin/python3 " << repro_py << "\n";
   }
   return exit_code;
@@ -112,7 +116,6 @@ class RunCommand : public Command {
     const EvaluationFlags flags = add_evaluation_flags(*cmd, options_, "seconds before a run counts as hung",
                                                        "use seeded fake inputs of the recorded shapes, not inputs.pt");
     flags.case_dir->required();
-    flags.backend->required();
     add_load_library_flag(*cmd, invocation.libraries);
     cmd->add_flag("--explain-backend", options_.explain_backend, "print the optimized graph the backend executed");
     cmd->add_flag("--json", options_.json, "print the verdict as one JSON object");
@@ -121,6 +124,7 @@ class RunCommand : public Command {
     return cmd;
   }
   bool runs_workers() const override { return true; }
+  std::string case_dir() const override { return options_.case_dir; }
   int run(const Invocation& invocation) override { return run_command(options_, invocation.command_line); }
 
  private:

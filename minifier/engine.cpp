@@ -103,7 +103,8 @@ std::optional<Verdict> PassContext::verdict_of(const Case& candidate) {
 std::optional<ReferenceValues> PassContext::reference_values_for_cuts(const Case& c) const {
   try {
     return reference_values(c);
-  } catch (const std::exception&) {
+  } catch (const std::exception& e) {
+    spdlog::debug("no reference values for cuts: {}", e.what());
     return std::nullopt;
   }
 }

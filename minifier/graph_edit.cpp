@@ -1,5 +1,6 @@
 // Graph surgery for the minifier's passes.
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -30,6 +31,12 @@ bool can_be_graph_input(const c10::IValue& v) {
   if (v.isTuple()) {
     for (const c10::IValue& item : v.toTupleRef().elements())
       if (!can_be_graph_input(item)) return false;
+    return true;
+  }
+  // A dict of such values by str or int keys (FPN's features), as a Dict(str, Tensor) input holds it.
+  if (v.isGenericDict()) {
+    for (const auto& entry : v.toGenericDict())
+      if (!(entry.key().isString() || entry.key().isInt()) || !can_be_graph_input(entry.value())) return false;
     return true;
   }
   return false;
@@ -111,6 +118,32 @@ bool normalize(Case& c) {
 
 namespace {
 
+// Whether `user` writes its input at `offset` in place, as its schema says.
+bool writes_input(const Node* user, size_t offset) {
+  const c10::FunctionSchema* schema = user->maybeSchema();
+  if (schema == nullptr || offset >= schema->arguments().size()) return false;
+  const c10::AliasInfo* alias = schema->arguments()[offset].alias_info();
+  return alias != nullptr && alias->isWrite();
+}
+
+}  // namespace
+
+std::vector<Node*> top_level_writers(Value* value, const Graph& graph) {
+  std::vector<Node*> writers;
+  const c10::TypeKind kind = value->type()->kind();
+  if (kind != c10::TypeKind::ListType && kind != c10::TypeKind::DictType) return writers;
+  for (const torch::jit::Use& use : value->uses()) {
+    if (!writes_input(use.user, use.offset)) continue;
+    Node* owner = top_level_owner(use.user, graph);
+    if (owner != graph.return_node() && std::find(writers.begin(), writers.end(), owner) == writers.end())
+      writers.push_back(owner);
+  }
+  std::sort(writers.begin(), writers.end(), [](Node* a, Node* b) { return a->isBefore(b); });
+  return writers;
+}
+
+namespace {
+
 // Every value the nodes (and their blocks) read.
 void collect_values_read(Node* node, std::vector<Value*>& out) {
   for (Value* input : node->inputs()) out.push_back(input);
@@ -137,6 +170,16 @@ std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>&
           });
       if (!needed_outside) continue;
       const std::string& name = name_in_state.at(output);
+      // A container is fed only with all its writers (top_level_writers): kept, they would write
+      // again; gone already (a truncated window), its recorded value holds writes this graph lacks.
+      const std::vector<Node*> writers = top_level_writers(output, *cut.graph);
+      const bool whole_unit_cut =
+          writers.size() == refs.writers(name) &&
+          std::all_of(writers.begin(), writers.end(), [&](Node* w) { return removed.count(w); });
+      if (!whole_unit_cut) {
+        spdlog::debug("cut: %{} ({}) cannot be fed: a node that writes it stays", name, output->type()->repr_str());
+        return std::nullopt;
+      }
       const std::optional<c10::IValue> ref = refs.find(name);
       if (!ref || !can_be_graph_input(*ref)) {
         spdlog::debug("cut: %{} ({}) cannot be fed: {}", name, output->type()->repr_str(),
@@ -299,7 +342,14 @@ std::optional<Case> graph_from_folding(const Case& state, size_t begin, const Re
           return owner == state.graph->return_node() || !cut.count(index_of.at(owner));
         });
         const std::optional<c10::IValue> ref = needed ? refs.find(output->debugName()) : std::nullopt;
-        if (needed && (!ref || !can_be_graph_input(*ref))) {
+        // A container stays with a writer that stays: the two are one unit (top_level_writers).
+        const std::vector<Node*> writers = needed ? top_level_writers(output, *state.graph) : std::vector<Node*>{};
+        const bool writer_stays = writers.size() != refs.writers(output->debugName()) ||
+                                  std::any_of(writers.begin(), writers.end(), [&](Node* writer) {
+                                    const auto at = index_of.find(writer);
+                                    return at == index_of.end() || !cut.count(at->second);
+                                  });
+        if (needed && (!ref || !can_be_graph_input(*ref) || writer_stays)) {
           cut.erase(*it);
           kept_one = true;
           break;

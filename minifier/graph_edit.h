@@ -18,7 +18,7 @@ struct Block;
 struct Graph;
 struct Node;
 struct Value;
-}
+}  // namespace torch::jit
 
 namespace tsrepro {
 
@@ -32,7 +32,7 @@ Case with_copy_numbering(Case c);
 // For a fresh copy of `source` (same nodes, same order): the name each input and top-level node
 // output of the copy has in `source`.
 std::map<const torch::jit::Value*, std::string> names_in_source(const torch::jit::Graph& copy,
-                                                               const torch::jit::Graph& source);
+                                                                const torch::jit::Graph& source);
 
 // Moves the nodes of `block` right before `anchor`, in order.
 void hoist_nodes(torch::jit::Block* block, torch::jit::Node* anchor);
@@ -41,6 +41,15 @@ void inline_branch(torch::jit::Node* conditional, size_t branch);
 
 // The top-level node a (possibly nested) user belongs to.
 torch::jit::Node* top_level_owner(torch::jit::Node* node, const torch::jit::Graph& graph);
+
+// A mutable container and the nodes that write it are one unit for the cutting passes. A list or
+// dict that a node makes and later nodes write into (`out[name] = x` of torchvision's
+// IntermediateLayerGetter, FPN's list of results that `append` grows) holds its final contents
+// only after its last writer: the reference run records it there (reference_values.h), and a cut
+// that feeds it in must cut its writers too, or they would write into it a second time. Returns
+// the top-level nodes (in graph order) holding a node that writes `value` in place (an argument
+// its schema marks as written: aten::append, aten::_set_item, ...); empty for a value nothing writes.
+std::vector<torch::jit::Node*> top_level_writers(torch::jit::Value* value, const torch::jit::Graph& graph);
 
 // The nodes a pass may remove or cut: top-level, not prim::Constant, not a node that only packs
 // constants (a literal, which stays with its readers as a constant does). A node with blocks
@@ -85,14 +94,14 @@ std::optional<Case> with_every_node_isolated(const Case& state, const ReferenceV
 
 // What a truncated graph returns.
 enum class PrefixOutputs {
-  Frontier,  // the last node's outputs and every tensor the nodes before it hand on to later ones:
-             // no node of the prefix is dead (truncate-suffix's search needs that)
+  Frontier,                // the last node's outputs and every tensor the nodes before it hand on to later ones:
+                           // no node of the prefix is dead (truncate-suffix's search needs that)
   FrontierWithContainers,  // the same, lists, tuples and dicts holding a tensor included: a window
                            // (bisect-window) then keeps a culprit whose tensor leaves it only in a
                            // list (SSD's feature list). Not for truncate-suffix: every list-building
                            // node stays alive with them, and on RetinaNet cut-ranges then spent
                            // 140 queries where it spends 3.
-  LastNode,  // the last node's outputs alone: what feeds nothing of it is dead code
+  LastNode,                // the last node's outputs alone: what feeds nothing of it is dead code
 };
 
 // The graph up to and including cuttable node `index`.

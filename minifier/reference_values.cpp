@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "minifier/reference_values.h"
+#include "minifier/graph_edit.h"
 #include "backends/builtin.h"
 #include "runner/file_util.h"
 #include "runner/case/inputs.h"
@@ -113,13 +114,20 @@ ReferenceValues compute_reference_values(const Case& state, const fs::path& offl
   // here where an edit left gaps), and the cutting passes look values up by the state's names.
   std::vector<torch::jit::Node*> nodes(graph->nodes().begin(), graph->nodes().end());
   std::vector<const torch::jit::Node*> state_nodes(state.graph->nodes().begin(), state.graph->nodes().end());
+  std::vector<std::pair<std::string, size_t>> written;  // containers and how many nodes write them
   for (size_t i = 0; i < nodes.size(); ++i) {
     for (size_t k = 0; k < nodes[i]->outputs().size(); ++k) {
-      torch::jit::WithInsertPoint after(nodes[i]->next());
-      insert_recording(*graph, nodes[i]->outputs()[k], state_nodes[i]->outputs()[k]->debugName());
+      torch::jit::Value* value = nodes[i]->outputs()[k];
+      // A container later nodes write into is recorded as it is after the last of them: its
+      // contents where a cut of the whole unit feeds it in (graph_edit.h, top_level_writers).
+      const std::vector<torch::jit::Node*> writers = top_level_writers(value, *graph);
+      torch::jit::WithInsertPoint after(writers.empty() ? nodes[i]->next() : writers.back()->next());
+      insert_recording(*graph, value, state_nodes[i]->outputs()[k]->debugName());
+      if (!writers.empty()) written.emplace_back(state_nodes[i]->outputs()[k]->debugName(), writers.size());
     }
   }
   ReferenceValues refs = offload_root.empty() ? ReferenceValues() : ReferenceValues(offload_root, memory_budget);
+  for (const auto& [name, count] : written) refs.set_writers(name, count);
   // The state's own graph says which inputs a run may write (the recording nodes only read).
   run_recording(graph, fresh_copies(*state.values, inputs_maybe_written(*state.graph)), refs);
   return refs;

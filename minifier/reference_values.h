@@ -38,6 +38,14 @@ class ReferenceValues {
   size_t size() const;
   bool offloaded() const { return !on_disk_.empty(); }
 
+  // A container recorded after the last of `count` writers (graph_edit.h, top_level_writers):
+  // its value holds their writes, and only a graph with all of them in place may feed it.
+  void set_writers(const std::string& name, size_t count) { writers_[name] = count; }
+  size_t writers(const std::string& name) const {
+    const auto it = writers_.find(name);
+    return it == writers_.end() ? 0 : it->second;
+  }
+
  private:
   class Folder;  // owns the files; shared, so copies of an offloaded store stay valid
   std::unordered_map<std::string, c10::IValue> in_memory_;
@@ -46,6 +54,7 @@ class ReferenceValues {
   std::filesystem::path offload_root_;
   std::shared_ptr<Folder> folder_;
   std::unordered_map<std::string, std::filesystem::path> on_disk_;
+  std::unordered_map<std::string, size_t> writers_;
 };
 
 // What the minifier keeps of reference values in memory before the rest goes to disk.

@@ -74,9 +74,10 @@ CheckpointWriter::CheckpointWriter(std::string out_dir, ReproSettings settings)
 std::string CheckpointWriter::write(const Case& state, const std::string& dir, const std::string& inputs_source) const {
   std::map<std::string, std::string> files;
   if (state.expected && state.expected->is_failure()) {
+    // The state's failure as the minify judged it: its RunSpec, status, signature and rate.
     ReproSettings settings = settings_;
-    settings.failure.status = state.expected->status;
-    settings.failure.signature = state.expected->signature;
+    settings.failure = *state.expected;
+    settings.failure.run.fake_inputs = false;  // a minify state always carries real values
     files = reproducer_files(state, settings);
   }
   write_case(state, dir, /*replace=*/true, files, inputs_source);

@@ -202,7 +202,7 @@ std::string issue_markdown(const IssueReport& r) {
                                                                     r.graph_svg + ")\n"},
                         {"ENVIRONMENT", block(environment_block(r.environment))},
                         {"TSREPRO_VERSION", markdown_text(TSREPRO_VERSION)},
-                        {"BACKEND", markdown_text(r.settings.failure.run.backend)}});
+                        {"BACKEND", markdown_code_span(r.settings.failure.run.backend)}});
 }
 
 ReproSettings settings_from_case(const Case& c, const std::string& case_json) {

@@ -39,11 +39,16 @@ std::string markdown_code_span(std::string_view text) {
 }
 
 std::string markdown_text(std::string_view text) {
-  // Brackets stay: a title's "[JIT][NNC]" forms no link, and the title is copied from here.
+  // Brackets stay, but for a "](" that would end a link's text or an image's: a title's
+  // "[JIT][NNC]" forms no link (one-line text defines no reference), and the title is copied
+  // from here.
   static const std::string kPunctuation = "\\`*_<>#|~&";
+  const std::string line = on_one_line(text);
   std::string out;
-  for (char ch : on_one_line(text)) {
-    if (kPunctuation.find(ch) != std::string::npos) out += '\\';
+  for (size_t i = 0; i < line.size(); ++i) {
+    const char ch = line[i];
+    const bool ends_link_text = ch == ']' && i + 1 < line.size() && line[i + 1] == '(';
+    if (kPunctuation.find(ch) != std::string::npos || ends_link_text) out += '\\';
     out += ch;
   }
   return out;

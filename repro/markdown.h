@@ -14,7 +14,8 @@ std::string markdown_code_block(std::string_view text, const std::string& langua
 // `text` as an inline code span on one line (newlines become spaces).
 std::string markdown_code_span(std::string_view text);
 
-// `text` as plain Markdown text on one line: Markdown's punctuation is backslash-escaped.
+// `text` as plain Markdown text on one line: Markdown's punctuation is backslash-escaped, and so
+// is a "](" (no link or image can form).
 std::string markdown_text(std::string_view text);
 
 }  // namespace tsrepro

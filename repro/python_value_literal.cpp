@@ -128,6 +128,13 @@ std::string python_value_literal(const c10::IValue& v) {
   if (v.isString()) return python_string_literal(v.toStringRef());
   if (v.isTuple()) return sequence_literal(v.toTupleRef().elements().vec(), "(", ")");
   if (v.isList()) return sequence_literal(v.toListRef().vec(), "[", "]");
+  if (v.isGenericDict()) {  // in its order, as a Python dict keeps it
+    std::string text = "{";
+    for (const auto& entry : v.toGenericDict())
+      text += (text.size() > 1 ? ", " : "") + python_value_literal(entry.key()) + ": " +
+              python_value_literal(entry.value());
+    return text + "}";
+  }
   throw UserError("a value of type " + v.type()->str() + " cannot be written into a reproducer");
 }
 

@@ -12,7 +12,7 @@
 namespace tsrepro {
 
 // Tensors (any dtype the runner supports, strided or not, empty or 0-dim, on the CPU after
-// the call), ints, floats, bools, None, strings, and tuples and lists of them. Throws
+// the call), ints, floats, bools, None, strings, and tuples, lists and dicts of them. Throws
 // UserError for anything else.
 std::string python_value_literal(const c10::IValue& value);
 

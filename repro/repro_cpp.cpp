@@ -77,8 +77,8 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const ReproM
   if (s.failure.run.backward) flags.insert("backward");
 
   std::string libraries;
-  for (const std::string& library : loaded_extension_libraries())
-    libraries += (libraries.empty() ? "" : ", ") + cpp_string_literal(library);
+  for (const ExtensionLibrary& library : libraries_of_case(c))
+    libraries += (libraries.empty() ? "" : ", ") + cpp_string_literal(library.path);
   values["LIBRARIES"] = libraries;
   if (!libraries.empty()) flags.insert("libraries");
   std::optional<InjectPlan> plan;
@@ -158,6 +158,11 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const ReproM
     flags.insert("profiled");
     TemplateFlags profiled_flags = random_number_flags(*c.graph);
     if (c.graph->outputs().size() != 1) profiled_flags.insert("packed");
+    if (const std::vector<std::string> constants = used_constant_inputs(c); !constants.empty()) {
+      profiled_flags.insert("constants");
+      append_section(sections,
+                     fill_template(templates::repro_cpp_constants, {{"CONSTANT_INPUTS", joined(constants, ", ")}}), 1);
+    }
     append_section(sections, fill_template(templates::repro_cpp_profiled, {}, profiled_flags), 1);
   }
   append_section(sections, reference, 1);

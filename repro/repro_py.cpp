@@ -229,9 +229,9 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
 
   // The case.
   std::vector<std::string> libraries;
-  for (const std::string& library : loaded_extension_libraries()) libraries.push_back(python_string_literal(library));
+  for (const ExtensionLibrary& library : libraries_of_case(c)) libraries.push_back(python_string_literal(library.path));
   values["LIBRARIES"] = "[" + joined(libraries, ", ") + "]";
-  if (!libraries.empty()) flags.insert("libraries");
+  if (!libraries.empty()) flags.insert({"libraries", "os"});
   std::optional<InjectPlan> plan;
   if (is_inject_spec(s.failure.run.backend)) plan = plan_inject(s.failure.run.backend, *c.graph);
   values["FAULT_OP"] = "";
@@ -285,8 +285,17 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
   const std::string backend =
       backend_section(c, s.failure.run.backend, s.failure.run.backend_options, "backend", plan, form, flags);
   if (form.empty_inputs) append_section(sections, std::string(templates::repro_py_interpretable), 2);
-  if (flags.count("uses_profiled"))
-    append_section(sections, fill_template(templates::repro_py_profiled, {{"DEVICE", form.device}}, form.flags()), 2);
+  if (flags.count("uses_profiled")) {
+    TemplateFlags profiled_flags = form.flags();
+    const std::vector<std::string> constants = used_constant_inputs(c);
+    if (!form.module && !constants.empty()) {
+      profiled_flags.insert("constants");
+      append_section(
+          sections,
+          fill_template(templates::repro_py_constants, {{"CONSTANT_INPUTS", "[" + joined(constants, ", ") + "]"}}), 2);
+    }
+    append_section(sections, fill_template(templates::repro_py_profiled, {{"DEVICE", form.device}}, profiled_flags), 2);
+  }
   append_section(sections, reference, 2);
   append_section(sections, backend, 2);
   // Only an accuracy failure needs the comparison: for the others the exit status does not depend on it.

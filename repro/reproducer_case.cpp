@@ -9,6 +9,7 @@
 #include "backends/ofi/ofi.h"
 #include "repro/backend_section.h"
 #include "repro/describe.h"
+#include "runner/case/constant_inputs.h"
 #include "runner/case/inputs.h"
 #include "tsrepro/error.h"
 
@@ -54,6 +55,16 @@ void choose_module_form(const Case& c, const ReproSettings& settings, ReproModul
     modules.ir_form_reason = "--backward compares the gradients of the lifted inputs, which IR keeps as inputs";
     return;
   }
+  // The profiling executor sees the model's tensor constants as constants (constant_inputs.h);
+  // source can hold a tensor only as an attribute, which the executor reads as an input.
+  const bool profiles =
+      repro_backend(settings.failure.run.ref).profiles || repro_backend(settings.failure.run.backend).profiles;
+  if (profiles && !used_constant_inputs(c).empty()) {
+    modules.ir_form_reason =
+        "the profiling executor sees the model's tensor constants as constants, which source "
+        "can only hold as attributes";
+    return;
+  }
   std::vector<bool> lifted;
   for (const InputSpec& spec : c.inputs) lifted.push_back(spec.lifted);
   const std::vector<c10::IValue> values = reproducer_input_values(c, settings);
@@ -80,6 +91,13 @@ ReproModules repro_modules(const Case& c, const ReproSettings& settings) {
   choose_module_form(c, settings, modules);
   if (!modules.ir_form_reason.empty()) modules.case_module = case_module_archive(c, settings);
   return modules;
+}
+
+std::vector<std::string> used_constant_inputs(const Case& c) {
+  std::vector<std::string> used;
+  for (size_t i : constant_input_indices(c.inputs))
+    if (c.graph->inputs().at(i)->hasUses()) used.push_back(std::to_string(i));
+  return used;
 }
 
 std::vector<c10::IValue> reproducer_input_values(const Case& c, const ReproSettings& settings) {

@@ -30,6 +30,9 @@ inline constexpr size_t kInlineModuleBytes = 65536;
 
 // The values the runner would feed the graph: the case's own, or its seeded fake ones.
 std::vector<c10::IValue> reproducer_input_values(const Case& c, const ReproSettings& settings);
+// The inputs that were the model's tensor constants (runner/case/constant_inputs.h) and that the
+// graph reads: the IR form's profiling runs read them as constants again.
+std::vector<std::string> used_constant_inputs(const Case& c);
 
 // The case's graph with every Device constant naming the run's device (as tsrepro's --device
 // does), and as graph.ir.

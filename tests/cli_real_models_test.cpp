@@ -86,11 +86,40 @@ TEST(CliImportIr, AConstantTheInterpreterCannotRunNamesTheGraph) {
   EXPECT_EQ(r.err.find("do not fit"), std::string::npos) << r.describe();
 }
 
-// Tracing records `s * 2.5` with 2.5 as a 0-dim float64 tensor that torch.jit.save no longer marks
-// as a Python number: the case writes it as the number (runner/import/wrapped_numbers.h), so that its
-// reference gives eager's float32, not the float64 of the unoptimized interpreter, and jit passes
-// as it does on the module.
-TEST(CliImportModule, ATracedPythonNumberPromotesAsInEager) {
+// Issue 42: where the model's own unoptimized run fails on its inputs, the case is the model and
+// fails the same way: it is written, says so, and its reference fails as the model's does.
+TEST(CliImportModule, AModelThatFailsOnItsInputsBecomesACaseThatFailsLikeIt) {
+  REQUIRE_SYSTEM_TORCH();
+  TempDir tmp;
+  const std::string model = tmp / "raises.pt", inputs = tmp / "raises.inputs.pt";
+  const Result py = python_file(tmp,
+                                "import sys, torch\n"
+                                "class M(torch.nn.Module):\n"
+                                "    def forward(self, x):\n"
+                                "        if bool(x.sum() > 0):\n"
+                                "            raise ValueError('the sum is positive')\n"
+                                "        return x * 2\n"
+                                "torch.jit.script(M()).save(sys.argv[1])\n"
+                                "torch.save((torch.ones(3),), sys.argv[2])\n",
+                                {model, inputs});
+  ASSERT_EQ(py.exit_code, 0) << py.describe();
+  const Result r = tsrepro(import_args(model, inputs, tmp / "case"));
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("note: the model's own unoptimized run fails on " + inputs + " as the case does: "),
+            std::string::npos)
+      << r.describe();
+  const json fails = read_case_json(tmp / "case")["provenance"].at("reference_fails");
+  EXPECT_NE(fails.value("message", "").find("the sum is positive"), std::string::npos) << fails;
+  const Result run = tsrepro({"run", tmp / "case", "--backend", "jit", "--json"});
+  expect_verdict(run, 2, "invalid");
+}
+
+// The Python numbers tracing records as 0-dim tensor constants (`s * 2.5`): torch.jit.save drops
+// their wrapped-number mark, so the loaded model's own unoptimized run promotes float32 * float64
+// to float64 while its optimized run (CanonicalizeOps) gives float32. The case keeps the constant
+// as the model holds it, and every backend sees it as a constant again: the case fails under jit
+// exactly as the model does (import --verify says the two agree), where it used to pass.
+TEST(CliImportModule, ATracedPythonNumberIsJudgedAsTheLoadedModelJudgesIt) {
   REQUIRE_SYSTEM_TORCH();
   TempDir tmp;
   const std::string model = tmp / "traced.pt", inputs = tmp / "traced.inputs.pt";
@@ -99,21 +128,25 @@ TEST(CliImportModule, ATracedPythonNumberPromotesAsInEager) {
                                 "class M(torch.nn.Module):\n"
                                 "    def forward(self, x):\n"
                                 "        s = x.sum()\n"
-                                "        return s * 2.5, (s - 1) / 4, x * 3\n"
+                                "        return s * 2.5, x * 3\n"
                                 "x = torch.tensor([1.0, 2.0, 4.0])\n"
-                                "m = M()\n"
-                                "assert all(o.dtype == torch.float32 for o in m(x))\n"
-                                "torch.jit.trace(m, x).save(sys.argv[1])\n"
+                                "torch.jit.trace(M(), x).save(sys.argv[1])\n"
                                 "torch.save((x,), sys.argv[2])\n",
                                 {model, inputs});
   ASSERT_EQ(py.exit_code, 0) << py.describe();
-  ASSERT_EQ(tsrepro(import_args(model, inputs, tmp / "case")).exit_code, 0);
-  const std::string graph = read_text(tmp / "case/graph.ir");
-  EXPECT_NE(graph.find("float = prim::Constant[value=2.5]"), std::string::npos) << graph;
+  Args args = import_args(model, inputs, tmp / "case");
+  args.insert(args.end(), {"--verify", "eager,jit"});
+  const Result imported = tsrepro(args);
+  ASSERT_EQ(imported.exit_code, 0) << imported.describe();
+  EXPECT_NE(imported.out.find("verify jit: the case is judged as the model is: accuracy"), std::string::npos)
+      << imported.describe();
+  const json c = read_case_json(tmp / "case");
+  bool constant = false;
+  for (const json& input : c["inputs"]) constant |= input.value("lifted_from", "") == "constant";
+  EXPECT_TRUE(constant) << c.dump(1);
   const Result r = tsrepro({"run", tmp / "case", "--backend", "jit", "--json"});
-  expect_pass(r);
-  for (const json& output : r.stdout_json().at("outputs"))
-    EXPECT_EQ(output.value("dtype", ""), "float32") << r.describe();
+  const json v = expect_verdict(r, 1, "accuracy");
+  EXPECT_EQ(v.value("signature", ""), "accuracy:float64") << r.describe();
 }
 
 // Import runs no optimization pass over the model: `(x > 0) * 1` stays a multiplication, whose
@@ -256,17 +289,41 @@ TEST(CliImportModule, CustomOperatorsNeedTheirLibraryAndTheReproducersLoadIt) {
   Args import = import_args(model, inputs, case_dir);
   import.insert(import.end(), {"--load-library", library});
   ASSERT_EQ(tsrepro(import).exit_code, 0);
-  expect_pass(tsrepro({"run", case_dir, "--backend", "jit", "--json", "--load-library", library}));
-  // The environment variable serves the same, for the workflow that has no command line.
+  // The case records the library and the operator of it the graph calls (issue 42): every later
+  // command loads it without being told.
+  const json libraries = read_case_json(case_dir).at("libraries");
+  ASSERT_EQ(libraries.size(), 1u) << libraries;
+  EXPECT_EQ(libraries[0].value("path", ""), library);
+  EXPECT_EQ(libraries[0].at("ops"), json::array({"torchvision::nms"})) << libraries;
+  expect_pass(tsrepro({"run", case_dir, "--backend", "jit", "--json"}));
   const std::string out = tmp / "out";
   const Result minify =
       tsrepro({"minify", case_dir, "--backend", "inject:runtime-error@torchvision::nms", "-o", out, "--json"},
-              {tmp.path().string(), 600, {"TSREPRO_LOAD_LIBRARY=" + library}});
+              {tmp.path().string(), 600});
   ASSERT_EQ(minify.exit_code, 0) << minify.describe();
   EXPECT_EQ(minify.stdout_json().value("final_nodes", 0), 1) << minify.describe();
   EXPECT_NE(read_text(out + "/minified/repro.py").find(library), std::string::npos);
   const Result repro = run_cmd("/usr/bin/python3", {out + "/minified/repro.py"}, {"", 300});
   EXPECT_EQ(repro.exit_code, 1) << repro.describe();
+  // The environment variable serves the same, for the workflow that has no command line.
+  expect_pass(tsrepro({"run", case_dir, "--backend", "jit", "--json"},
+                      {tmp.path().string(), 120, {"TSREPRO_LOAD_LIBRARY=" + library}}));
+
+  // Where the recorded library is gone: one line naming it, exit 2, from tsrepro and repro.py.
+  const std::string moved = tmp / "moved_C.so", moved_case = tmp / "moved_case", moved_out = tmp / "moved_out";
+  std::filesystem::copy_file(library, moved);
+  import = import_args(model, inputs, moved_case);
+  import.insert(import.end(), {"--load-library", moved});
+  ASSERT_EQ(tsrepro(import).exit_code, 0);
+  ASSERT_EQ(
+      tsrepro({"run", moved_case, "--backend", "inject:runtime-error@torchvision::nms", "--save-repro"}).exit_code, 1);
+  std::filesystem::remove(moved);
+  expect_bad_input(tsrepro({"run", moved_case}),
+                   moved + ": cannot load the library: no such file (" + moved_case + "/case.json records it)");
+  const Result gone = run_cmd("/usr/bin/python3", {moved_case + "/repro.py"}, {"", 300});
+  EXPECT_EQ(gone.exit_code, 2) << gone.describe();
+  EXPECT_NE(gone.out.find("the library of custom operators " + moved + " is not here"), std::string::npos)
+      << gone.describe();
 }
 
 // Issue 15: a minified torchvision model's node says where the model made it, in graph.ir,
@@ -318,9 +375,10 @@ TEST(CliImportModule, AMinifiedTorchvisionModelsNodeKeepsItsSourceLineAndModuleP
       << repro_py.substr(0, 600);
   EXPECT_NE(read_text(out + "/minified/repro.cpp").find("// Its nodes came from: aten::max_pool2d at " + where_text),
             std::string::npos);
-  // The case keeps the whole table; the reproducer still runs on stock PyTorch.
-  EXPECT_EQ(read_case_json(out + "/minified")["node_origins"].size(),
-            read_case_json(tmp / "case")["node_origins"].size());
+  // The case keeps the entries of its own nodes (issue 42), and the one left is maxpool's.
+  const json kept = read_case_json(out + "/minified")["node_origins"];
+  EXPECT_LT(kept.size(), read_case_json(tmp / "case")["node_origins"].size());
+  EXPECT_NE(std::find_if(kept.begin(), kept.end(), [&](const json& o) { return o == origin; }), kept.end()) << kept;
   const Result repro = run_cmd("/usr/bin/python3", {out + "/minified/repro.py"}, {"", 300});
   EXPECT_EQ(repro.exit_code, 1) << repro.describe();
 }

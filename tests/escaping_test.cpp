@@ -36,7 +36,7 @@ std::vector<std::string> hostile_strings(size_t count) {
       "*/",     "/*",       "//",       "?\?=",         "?\?/",       "#",  "\x1b[31m",
       "\xff",   "\xfe\xff", "\xc3\xa9", "\xe2\x80\xae", "\xc3",       "\t", "%",
       "{",      "}",        "<script>", "&amp;",        "|",          " ",  "a",
-      "0",      "\\n",      "\\x00",    "(node 3)",     "-->"};
+      "0",      "\\n",      "\\x00",    "(node 3)",     "-->",        "](", "!["};
   std::mt19937 random(31);
   std::vector<std::string> out = {"", "\n", std::string(1, '\0'), "\"\"\"", "R\"(x)\"", "\xff"};
   while (out.size() < count) {
@@ -174,6 +174,9 @@ TEST(Escaping, MarkdownAndHtmlKeepTextInert) {
     EXPECT_EQ(block.find("\n" + fence, 0), block.rfind("\n" + fence)) << block;
     const std::string text = markdown_text(s);
     EXPECT_EQ(text.find('\n'), std::string::npos) << text;
+    // No link or image: every "](" has its bracket escaped.
+    for (size_t at = text.find("]("); at != std::string::npos; at = text.find("](", at + 1))
+      EXPECT_TRUE(at > 0 && text[at - 1] == '\\') << text;
     const std::string html = html_text(s);
     EXPECT_EQ(html.find_first_of("<>\"'"), std::string::npos) << html;
   }

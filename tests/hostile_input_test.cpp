@@ -140,6 +140,35 @@ TEST_F(HostileInput, DeepProvenanceAndTooManyEntriesInCaseJsonAreRefused) {
   expect_bad_input(tsrepro({"run", many, "--backend", "jit"}), "1000001 entries, over tsrepro's limit of 1000000");
 }
 
+TEST_F(HostileInput, TenMegabytesOfInputEntriesAreRefusedBeforeTheyAreRead) {
+  // Before (issue 42): run and minify built the whole file before finding that its inputs do not
+  // fit the graph: over 60 s for 10 MB. One scan, building nothing, counts them first.
+  TempDir tmp;
+  ASSERT_EQ(tsrepro(import_args(file("scale.pt"), file("scale_inputs.pt"), tmp / "case")).exit_code, 0);
+  nlohmann::json meta = nlohmann::json::parse(read_text(tmp / "case/case.json"));
+  const nlohmann::json entry = meta["inputs"][0];
+  while (meta["inputs"].size() < 64000) meta["inputs"].push_back(entry);
+  const std::string text = meta.dump();
+  ASSERT_GT(text.size(), 10u << 20);
+  write_text(tmp / "case/case.json", text);
+  for (const char* command : {"run", "minify"}) {
+    Args args = {command, tmp / "case", "--backend", "jit"};
+    if (std::string(command) == "minify") args.insert(args.end(), {"-o", tmp / "out"});
+    expect_bad_input(tsrepro(args, {"", 60}), "lists 64000 inputs but graph.ir takes 2");
+  }
+}
+
+TEST_F(HostileInput, SourceFileNameWithNewlineInsideBlocksImportsAndRuns) {
+  // Before (issue 42): torch prints a nested node's location even when asked for none, so the
+  // name's newline reached the IR a worker parses: "candidate graph: IR syntax error: expected
+  // ident but found 'dedent'" at import.
+  TempDir tmp;
+  const Result imported =
+      tsrepro(import_args(file("hostile_filename_blocks.pt"), file("hostile_filename_blocks_inputs.pt"), tmp / "case"));
+  ASSERT_EQ(imported.exit_code, 0) << imported.describe();
+  expect_pass(tsrepro({"run", tmp / "case", "--backend", "jit", "--json"}));
+}
+
 TEST_F(HostileInput, SourceFileNameWithNewlineAndQuotesRoundTrips) {
   // Before: graph.ir carried the newline raw, and import failed ("expected ident but found
   // 'dedent'"); through case.json's node_origins, run --save-repro wrote such a graph.ir and

@@ -330,10 +330,24 @@ TEST(MinifyCli, RepeatedRunsJudgeEachCandidateAndTheRateIsRecorded) {
   const json s = expect_minified(r);
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_LE(s.value("final_nodes", 99), 3);
-  const json expected = read_case_json(out + "/minified")["expected_failure"];
+  const json minified = read_case_json(out + "/minified");
+  const json expected = minified["expected_failure"];
   EXPECT_EQ(expected.value("runs", 0), 3);
   EXPECT_EQ(expected.value("failed_runs", 0), 3);
   EXPECT_EQ(expected["run"].value("min_fails", 0), 2);
+  // Issue 42: the reproducers print the rate tsrepro saw (it said "0 of 0"), every checkpoint
+  // records the minify's RunSpec and rate, and case.json holds the origins of its own nodes only.
+  EXPECT_NE(read_text(out + "/minified/repro.py").find("(tsrepro saw 3 of 3)"), std::string::npos);
+  for (const std::string& name : list_dir(fs::path(out) / "checkpoints")) {
+    const json checkpoint = read_case_json(out + "/checkpoints/" + name)["expected_failure"];
+    EXPECT_EQ(checkpoint.value("failed_runs", 0), 3) << name;
+    EXPECT_EQ(checkpoint["run"].value("repeat", 0), 3) << name;
+  }
+  EXPECT_LT(minified["node_origins"].size(), 10u) << "of the imported graph's 100 nodes";
+  // A resumed minify judges as its checkpoints record: a flag that would judge otherwise is refused.
+  expect_bad_input(tsrepro({"minify", case_dir, "--backend", "inject:accuracy@aten::relu", "-o", out, "--resume",
+                            "--repeat", "3", "--min-fails", "2", "--tol", "0.5"}),
+                   "the minify being resumed judged it otherwise: --tol 0.5 (recorded: 0.0001)");
 }
 
 TEST(MinifyCli, AccuracyModeFindsAnExceptionUninteresting) {

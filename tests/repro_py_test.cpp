@@ -124,6 +124,8 @@ TEST(Markdown, CaseTextCannotEndItsBlockOrBecomeMarkup) {
   EXPECT_EQ(markdown_code_span("`x"), "`` `x ``");
   EXPECT_EQ(markdown_text("aten::_conv <b>*x*</b> [JIT] #1\n# h"),
             "aten::\\_conv \\<b\\>\\*x\\*\\</b\\> [JIT] \\#1 \\# h");
+  // A dict key or a file name that would be a link or an image (issue 42).
+  EXPECT_EQ(markdown_text("k[a](http://x) ![i](y.png)"), "k[a\\](http://x) ![i\\](y.png)");
 }
 
 // ---- Escaping (no Python needed) ---------------------------------------------------------------

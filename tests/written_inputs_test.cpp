@@ -40,6 +40,18 @@ TEST(WrittenInputs, InPlaceOpsOnAnInputOrAViewOfItWriteIt) {
             (std::vector<bool>{true, true, true, false}));
 }
 
+TEST(WrittenInputs, BatchNormWritesItsRunningStatisticsThoughItsSchemaDoesNotSaySo) {
+  // Found by import --verify ofi on a training-mode conv+bn model: the reference's run updated
+  // the running statistics the backend's run then read.
+  EXPECT_EQ(written(R"IR(graph(%x : Tensor, %w : Tensor, %b : Tensor, %mean : Tensor, %var : Tensor):
+  %training : bool = prim::Constant[value=1]()
+  %momentum : float = prim::Constant[value=0.1]()
+  %eps : float = prim::Constant[value=1.0000000000000001e-05]()
+  %y : Tensor = aten::batch_norm(%x, %w, %b, %mean, %var, %training, %momentum, %eps, %training)
+  return (%y))IR"),
+            (std::vector<bool>{false, false, false, true, true}));
+}
+
 TEST(WrittenInputs, WritesInsideBlocksCount) {
   EXPECT_EQ(written(R"IR(graph(%flag : bool, %t : Tensor, %w : Tensor):
   %one : int = prim::Constant[value=1]()

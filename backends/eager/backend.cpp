@@ -4,6 +4,7 @@
 #include <torch/csrc/jit/runtime/interpreter.h>
 
 #include "backends/builtin.h"
+#include "backends/profiling_executor.h"
 
 namespace tsrepro {
 namespace {
@@ -32,6 +33,13 @@ class EagerBackend : public Backend {
   std::string name() const override { return "eager"; }
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>&) override {
     return interpret_graph(input.graph->copy());
+  }
+  // The model's own unoptimized run: `with torch.jit.optimized_execution(False): model(*inputs)`.
+  std::unique_ptr<PreparedGraph> prepare_module(const torch::jit::Module& module,
+                                                const std::vector<c10::IValue>& sample) override {
+    JitSwitches unoptimized;
+    unoptimized.optimize = false;
+    return prepare_module_with_profiling_executor(module, sample, unoptimized);
   }
 };
 

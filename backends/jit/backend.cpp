@@ -13,6 +13,10 @@ class JitBackend : public Backend {
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
     return prepare_with_profiling_executor(input.graph, sample, JitSwitches{});
   }
+  std::unique_ptr<PreparedGraph> prepare_module(const torch::jit::Module& module,
+                                                const std::vector<c10::IValue>& sample) override {
+    return prepare_module_with_profiling_executor(module, sample, JitSwitches{});
+  }
 };
 
 }  // namespace

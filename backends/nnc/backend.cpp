@@ -15,6 +15,10 @@ class NncBackend : public Backend {
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
     return prepare_with_profiling_executor(input.graph, sample, switches_);
   }
+  std::unique_ptr<PreparedGraph> prepare_module(const torch::jit::Module& module,
+                                                const std::vector<c10::IValue>& sample) override {
+    return prepare_module_with_profiling_executor(module, sample, switches_);
+  }
 
  private:
   JitSwitches switches_;

@@ -72,17 +72,7 @@ class OfiBackend : public Backend {
 
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
     bool packed = false;
-    torch::jit::Module module = module_of_case(input, sample, packed);
-    torch::jit::Module frozen = torch::jit::freeze(module, c10::nullopt, options_.numerics);
-    // A frozen module has no `training` attribute, so optimize_for_inference does not freeze it
-    // again (Python's torch.jit.optimize_for_inference behaves the same on it).
-    if (options_.mkldnn) {
-      frozen = torch::jit::optimize_for_inference(frozen);
-    } else {
-      auto graph = frozen.get_method("forward").graph();
-      torch::jit::FuseFrozenConvAddRelu(graph);
-      torch::jit::FrozenLinearTranspose(graph);
-    }
+    torch::jit::Module frozen = frozen_and_optimized(module_of_case(input, sample, packed));
     torch::jit::Module pristine = frozen.deepcopy();
     auto graph = frozen.get_method("forward").graph()->copy();
     auto inner =
@@ -90,7 +80,27 @@ class OfiBackend : public Backend {
     return std::make_unique<FrozenGraph>(pristine, std::move(inner), input.lifted, packed);
   }
 
+  // `torch.jit.optimize_for_inference(torch.jit.freeze(model.eval()))`, then the frozen forward's calls.
+  std::unique_ptr<PreparedGraph> prepare_module(const torch::jit::Module& module,
+                                                const std::vector<c10::IValue>& sample) override {
+    torch::jit::Module copy = module.deepcopy();
+    copy.eval();
+    return prepare_module_with_profiling_executor(frozen_and_optimized(copy), sample, JitSwitches{});
+  }
+
  private:
+  // torch::jit::freeze, then optimize_for_inference (or, with mkldnn=0, its passes but the MKLDNN
+  // conversion). A frozen module has no `training` attribute, so optimize_for_inference does not
+  // freeze it again (Python's torch.jit.optimize_for_inference behaves the same on it).
+  torch::jit::Module frozen_and_optimized(const torch::jit::Module& module) const {
+    torch::jit::Module frozen = torch::jit::freeze(module, c10::nullopt, options_.numerics);
+    if (options_.mkldnn) return torch::jit::optimize_for_inference(frozen);
+    auto graph = frozen.get_method("forward").graph();
+    torch::jit::FuseFrozenConvAddRelu(graph);
+    torch::jit::FrozenLinearTranspose(graph);
+    return frozen;
+  }
+
   OfiOptions options_;
 };
 

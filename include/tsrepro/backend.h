@@ -13,7 +13,8 @@
 
 namespace torch::jit {
 struct Graph;
-}
+struct Module;
+}  // namespace torch::jit
 
 namespace tsrepro {
 
@@ -48,6 +49,12 @@ class Backend {
   // profiling backends warm up (profile, then optimize); prepare() may run the graph on them.
   virtual std::unique_ptr<PreparedGraph> prepare(const BackendInput& input,
                                                  const std::vector<c10::IValue>& sample_inputs) = 0;
+  // The public calls a program makes on the saved model itself (torch.jit.load, then what users
+  // of this backend call on the module): what `tsrepro import --verify` judges the case against.
+  // The PreparedGraph's run() takes forward's arguments and returns its one value. Throws
+  // UserError for a backend that has no such calls (the default).
+  virtual std::unique_ptr<PreparedGraph> prepare_module(const torch::jit::Module& module,
+                                                        const std::vector<c10::IValue>& sample_inputs);
 };
 
 struct BackendInfo {

@@ -61,6 +61,13 @@ struct ExpectedFailure {
   std::string status_text() const { return status ? status_name(*status) : ""; }
 };
 
+// A library of custom operators (torchvision's _C.so) and the operators of it the graph calls:
+// without it loaded, the graph cannot even be parsed (runner/case/extension_libraries.h).
+struct ExtensionLibrary {
+  std::string path;              // absolute
+  std::vector<std::string> ops;  // "torchvision::nms"
+};
+
 struct Case {
   std::shared_ptr<torch::jit::Graph> graph;
   std::vector<InputSpec> inputs;                   // one per graph input, same order
@@ -69,6 +76,9 @@ struct Case {
   nlohmann::json provenance = nlohmann::json::object();  // source file, method, node counts...
   // Where the graph's numbered nodes came from (node_origin.h); null for graphs without origins.
   std::shared_ptr<const NodeOrigins> node_origins;
+  // The libraries of custom operators the graph calls (case.json keeps those whose operators the
+  // graph still calls). Every command that reads the case loads them first.
+  std::vector<ExtensionLibrary> libraries;
 };
 
 // Reads CASE/case.json, CASE/graph.ir and CASE/inputs.pt. Throws UserError naming the file.

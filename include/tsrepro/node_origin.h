@@ -95,10 +95,12 @@ std::vector<NodeOrigin> origins_in_graph(const torch::jit::Graph& graph, const N
 nlohmann::json origin_to_json(const NodeOrigin& origin);
 NodeOrigin origin_from_json(const nlohmann::json& j);
 
-// A whole table as JSON (an array, entry i numbered i): case.json's node_origins, and the
-// origins.json libtsrepro_capture.so writes beside a captured graph. Reading throws UserError
-// naming `where` for an entry out of place.
+// A whole table as JSON (an array, entry i numbered i): the origins.json libtsrepro_capture.so
+// writes beside a captured graph. Reading throws UserError naming `where` for an entry out of
+// place; entries are in number order, and numbers left out are holes (origin_numbered: none).
 nlohmann::json origins_to_json(const NodeOrigins& table);
+// The entries of the nodes `graph` still has, in number order: case.json's node_origins.
+nlohmann::json origins_to_json(const torch::jit::Graph& graph, const NodeOrigins& table);
 std::shared_ptr<const NodeOrigins> origins_from_json(const nlohmann::json& array, const std::string& where);
 
 }  // namespace tsrepro

@@ -12,6 +12,7 @@
 #include "repro/after/dump.h"
 #include "repro/after/fusion_groups.h"
 #include "backends/builtin.h"
+#include "runner/case/constant_inputs.h"
 #include "runner/exec/evaluate.h"
 #include "runner/case/inputs.h"
 #include "tsrepro/node_origin.h"
@@ -28,7 +29,11 @@ struct CompiledModule::State {
   BackendOptions options;
   std::unique_ptr<Backend> backend;
   ModuleGraph module;
-  std::vector<bool> lifted;  // per graph input: user inputs first, then lifted ones
+  // What the backend gets: the module's graph with its tensor constants constants again
+  // (runner/case/constant_inputs.h), and the values of the inputs it keeps.
+  std::vector<InputSpec> specs;  // per graph input, as a case holds them (lifted, lifted_from)
+  BackendInput backend_input(const std::vector<c10::IValue>& values) const;
+  std::vector<c10::IValue> backend_values(std::vector<c10::IValue> values) const;
   std::unique_ptr<PreparedGraph> prepared;
   int id = 0;  // this process's n-th compiled module: names its subjects
   bool pre_run_dump_announced = false;
@@ -39,6 +44,23 @@ struct CompiledModule::State {
   // but no source ranges left to read the lines from.
   std::shared_ptr<const NodeOrigins> case_origins;
 };
+
+BackendInput CompiledModule::State::backend_input(const std::vector<c10::IValue>& values) const {
+  BackendInput input{module.graph->copy(), {}};
+  std::vector<InputSpec> kept = specs;
+  std::vector<c10::IValue> folded = values;
+  // Copies (every input counts as written): the constants outlive this call's values.
+  fold_constant_inputs(*input.graph, kept, folded, std::vector<bool>(specs.size(), true));
+  for (const InputSpec& spec : kept) input.lifted.push_back(spec.lifted);
+  return input;
+}
+
+std::vector<c10::IValue> CompiledModule::State::backend_values(std::vector<c10::IValue> values) const {
+  const std::vector<size_t> constants = constant_input_indices(specs);
+  for (auto it = constants.rbegin(); it != constants.rend(); ++it)
+    values.erase(values.begin() + static_cast<std::ptrdiff_t>(*it));
+  return values;
+}
 
 namespace {
 
@@ -153,8 +175,9 @@ size_t CompiledModule::failures_reported() const { return state_->failures; }
 
 namespace {
 
-// `input_specs`: for a case, its specs (whose lifted marks the backend needs); null for a module,
-// whose lifted inputs are its trailing ones.
+// `from_case`: a case, whose specs say which inputs were lifted (a freezing backend folds them)
+// and which were tensor constants (every backend gets those back as constants); null for a
+// module, whose lifted inputs are its trailing ones.
 CompiledModule compiled_from(ModuleGraph graph, const std::string& backend, const BackendOptions& options, int id,
                              const Case* from_case = nullptr) {
   static std::atomic<int> compiled{0};
@@ -165,11 +188,10 @@ CompiledModule compiled_from(ModuleGraph graph, const std::string& backend, cons
   s->backend = make_backend(backend, options);
   s->module = std::move(graph);
   const size_t user_inputs = s->module.graph->inputs().size() - s->module.trailing_specs.size();
-  s->lifted.assign(user_inputs, false);
-  for (const InputSpec& spec : s->module.trailing_specs) s->lifted.push_back(spec.lifted);
+  s->specs.assign(user_inputs, InputSpec{});
+  s->specs.insert(s->specs.end(), s->module.trailing_specs.begin(), s->module.trailing_specs.end());
   if (from_case) {
-    for (size_t i = 0; i < from_case->inputs.size() && i < s->lifted.size(); ++i)
-      s->lifted[i] = from_case->inputs[i].lifted;
+    for (size_t i = 0; i < from_case->inputs.size() && i < s->specs.size(); ++i) s->specs[i] = from_case->inputs[i];
     s->case_origins = from_case->node_origins;
   }
   s->id = id > 0 ? id : ++compiled;
@@ -197,8 +219,8 @@ c10::IValue CompiledModule::operator()(std::vector<c10::IValue> inputs) {
   std::vector<c10::IValue> values = std::move(inputs);
   values.insert(values.end(), s.module.trailing_values.begin(), s.module.trailing_values.end());
   if (s.settings.stage == AfterSettings::Stage::Off) {
-    if (!s.prepared) s.prepared = s.backend->prepare({s.module.graph, s.lifted}, clone_values(values));
-    return as_forward_returns(s.prepared->run(std::move(values)));
+    if (!s.prepared) s.prepared = s.backend->prepare(s.backend_input(values), clone_values(s.backend_values(values)));
+    return as_forward_returns(s.prepared->run(s.backend_values(std::move(values))));
   }
 
   // The values as they were before this call: the run may change them in place.
@@ -214,7 +236,7 @@ c10::IValue CompiledModule::operator()(std::vector<c10::IValue> inputs) {
 
   if (!s.prepared) {
     try {
-      s.prepared = s.backend->prepare({s.module.graph, s.lifted}, clone_values(values));
+      s.prepared = s.backend->prepare(s.backend_input(values), clone_values(s.backend_values(values)));
     } catch (...) {
       // No fusion group exists yet to blame: the whole graph is the subject, at either stage.
       report_failure(s, whole, verdict_for_current_exception(Phase::Compile));
@@ -225,7 +247,7 @@ c10::IValue CompiledModule::operator()(std::vector<c10::IValue> inputs) {
 
   std::vector<c10::IValue> outputs;
   try {
-    outputs = s.prepared->run(std::move(values));
+    outputs = s.prepared->run(s.backend_values(std::move(values)));
   } catch (...) {
     if (graph_stage) report_failure(s, whole, verdict_for_current_exception(Phase::Run));
     throw;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "runner/case/bounded_json.h"
+#include "runner/case/extension_libraries.h"
 #include "runner/case/inputs.h"
 #include "runner/case/ir_limits.h"
 #include "runner/case/nested_nodes.h"
@@ -272,13 +273,17 @@ InputSpec spec_from_json(const json& j, const std::string& origin) {
 
 namespace {
 
-Case case_from_json(const fs::path& dir, const fs::path& json_path, const json& meta) {
-  if (!meta.contains("format") || !meta["format"].is_string() || meta["format"].get<std::string>() != kCaseFormatName)
+// The top-level checks that need no DOM: the format's name and version (from the scan).
+void check_format(const TopLevelArray& scan, const fs::path& json_path) {
+  const auto format = scan.top_level_scalars.find("format");
+  if (format == scan.top_level_scalars.end() || !format->second.is_string() ||
+      format->second.get<std::string>() != kCaseFormatName)
     throw UserError(json_path.string() + ": not a tsrepro case (format is not \"tsrepro-case\")");
+  const auto found = scan.top_level_scalars.find("version");
+  const json version = found == scan.top_level_scalars.end() ? json() : found->second;
   // A version is a whole number from 1 to the newest this tsrepro writes (none: the first). Not
   // json::value<int>: it truncates 1.5 to 1 and wraps 2^64 to 0.
-  if (meta.contains("version")) {
-    const json& version = meta["version"];
+  if (!version.is_null()) {
     if (!version.is_number_integer() || (version.is_number_unsigned() && version.get<uint64_t>() > INT32_MAX) ||
         version.get<int64_t>() < 1)
       throw UserError(json_path.string() + ": case format version " + version.dump().substr(0, 40) +
@@ -287,10 +292,12 @@ Case case_from_json(const fs::path& dir, const fs::path& json_path, const json& 
       throw UserError(json_path.string() + ": case format version " + version.dump() +
                       " is newer than this tsrepro understands (" + std::to_string(kCaseFormatVersion) + ")");
   }
+}
 
+Case case_from_json(const fs::path& dir, const fs::path& json_path, const json& meta,
+                    std::shared_ptr<torch::jit::Graph> graph) {
   Case c;
-  const fs::path ir_path = dir / "graph.ir";
-  c.graph = graph_from_ir(read_file(ir_path.string()), ir_path.string());
+  c.graph = std::move(graph);
   if (meta.contains("inputs")) check_entry_count(meta["inputs"], json_path.string() + ": inputs");
   if (meta.contains("node_origins")) check_entry_count(meta["node_origins"], json_path.string() + ": node_origins");
   for (const json& spec : meta.value("inputs", json::array()))
@@ -303,6 +310,9 @@ Case case_from_json(const fs::path& dir, const fs::path& json_path, const json& 
   c.provenance = meta.value("provenance", json::object());
   if (meta.contains("node_origins") && meta["node_origins"].is_array())
     c.node_origins = origins_from_json(meta["node_origins"], json_path.string() + ": node_origins");
+  if (meta.contains("libraries")) check_entry_count(meta["libraries"], json_path.string() + ": libraries");
+  for (const json& library : meta.value("libraries", json::array()))
+    c.libraries.push_back({library.at("path").get<std::string>(), library.value("ops", std::vector<std::string>{})});
 
   const fs::path inputs_path = dir / "inputs.pt";
   if (meta.value("real_inputs", true)) {
@@ -324,10 +334,22 @@ Case load_case(const std::string& dir_name) {
   const fs::path json_path = dir / "case.json";
   if (!fs::exists(json_path)) throw UserError(json_path.string() + ": missing (not a case directory?)");
 
-  const json meta = parse_bounded_json(read_file(json_path.string()), json_path.string());
-  if (!meta.is_object()) throw UserError(json_path.string() + ": not a tsrepro case (not a JSON object)");
+  // What needs no DOM first, in one linear scan: the format, its version, how many inputs the
+  // file lists (a case.json of a million entries is refused, or found not to fit the graph,
+  // before anything is built of it).
+  const std::string text = read_file(json_path.string());
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos || text[text.find_first_not_of(" \t\r\n")] != '{')
+    throw UserError(json_path.string() + ": not a tsrepro case (not a JSON object)");
+  const TopLevelArray listed = scan_top_level_array(text, "inputs", "", json_path.string());
+  check_format(listed, json_path);
+  const fs::path ir_path = dir / "graph.ir";
+  std::shared_ptr<torch::jit::Graph> graph = graph_from_ir(read_file(ir_path.string()), ir_path.string());
+  if (listed.entries != graph->inputs().size())
+    throw UserError(json_path.string() + ": lists " + std::to_string(listed.entries) + " inputs but graph.ir takes " +
+                    std::to_string(graph->inputs().size()));
+  const json meta = parse_bounded_json(text, json_path.string());
   try {
-    return case_from_json(dir, json_path, meta);
+    return case_from_json(dir, json_path, meta, std::move(graph));
   } catch (const json::exception& e) {
     // A field of the wrong type ("format": 1): nlohmann says which, libtorch never sees it.
     throw UserError(json_path.string() + ": malformed: " + e.what());
@@ -350,7 +372,9 @@ void write_case(const Case& c, const std::string& dir_name, bool replace,
   meta["inputs"] = json::array();
   for (const InputSpec& spec : c.inputs) meta["inputs"].push_back(spec_to_json(spec));
   meta["expected_failure"] = c.expected ? expected_to_json(*c.expected) : json(nullptr);
-  if (c.node_origins) meta["node_origins"] = origins_to_json(*c.node_origins);
+  if (c.node_origins) meta["node_origins"] = origins_to_json(*c.graph, *c.node_origins);
+  for (const ExtensionLibrary& library : libraries_called_by(*c.graph, c.libraries))
+    meta["libraries"].push_back({{"path", library.path}, {"ops", library.ops}});
 
   const fs::path staging = temporary_sibling(dir);
   if (!fs::create_directory(staging, ec) || ec)

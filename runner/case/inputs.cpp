@@ -230,6 +230,9 @@ std::vector<c10::IValue> clone_values(const std::vector<c10::IValue>& values) {
   std::function<c10::IValue(const c10::IValue&)> clone = [&](const c10::IValue& v) -> c10::IValue {
     if (v.isTensor()) {
       const at::Tensor& t = v.toTensor();
+      // An undefined tensor (the attention weights _native_multi_head_attention skipped) has
+      // nothing to copy.
+      if (!t.defined()) return v;
       // clone() keeps the strides of dense tensors; requires_grad is kept as a fresh leaf.
       return t.detach().clone().requires_grad_(t.requires_grad());
     }

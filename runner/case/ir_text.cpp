@@ -56,11 +56,43 @@ std::optional<int64_t> strip_own_attributes(std::string& line) {
 // libstdc++'s regex took milliseconds.
 std::string print_ir(const torch::jit::Graph& graph, const NodeOrigins* origins);
 
-// Constants the parser cannot read back are rebuilt, on a copy, from ones it can.
+// Torch prints a nested node's source location as a comment even when asked for none
+// (Graph::toString(false) passes the flag to the top-level nodes only). A file name that holds
+// a line break (a model saved from "a\nb.py") would break the text there: such a node's
+// location is dropped, on a copy. (Ours, origin_comment, is escaped: ir_comment_text.h.)
+bool location_breaks_lines(const torch::jit::Node& node) {
+  const torch::jit::SourceRange& range = node.sourceRange();
+  if (!range.source()) return false;
+  const auto generated_from = range.findSourceRangeThatGenerated();
+  const auto location = (generated_from ? *generated_from : range).file_line_col();
+  return location && std::get<0>(*location).find_first_of("\n\r") != std::string::npos;
+}
+
+bool nested_locations_break_lines(const torch::jit::Block* block, bool nested) {
+  for (const torch::jit::Node* node : block->nodes()) {
+    if (nested && location_breaks_lines(*node)) return true;
+    for (const torch::jit::Block* inner : node->blocks())
+      if (nested_locations_break_lines(inner, true)) return true;
+  }
+  return false;
+}
+
+void drop_line_breaking_locations(torch::jit::Block* block) {
+  for (torch::jit::Node* node : block->nodes()) {
+    if (location_breaks_lines(*node)) node->setSourceRange(torch::jit::SourceRange());
+    for (torch::jit::Block* inner : node->blocks()) drop_line_breaking_locations(inner);
+  }
+}
+
+// Constants the parser cannot read back are rebuilt, on a copy, from ones it can; locations that
+// would break lines are dropped.
 std::string print_printable_ir(const torch::jit::Graph& graph, const NodeOrigins* origins) {
-  if (!has_unprintable_constants(graph)) return print_ir(graph, origins);
+  const bool unprintable = has_unprintable_constants(graph);
+  const bool breaking = nested_locations_break_lines(graph.block(), false);
+  if (!unprintable && !breaking) return print_ir(graph, origins);
   // Graph::copy leaves its graph as it was, but 1.13 does not declare it const.
   const std::shared_ptr<torch::jit::Graph> copy = const_cast<torch::jit::Graph&>(graph).copy();
+  if (breaking) drop_line_breaking_locations(copy->block());
   const StringLiteralFixes fixes = make_constants_printable(*copy);
   std::string text = print_ir(*copy, origins);
   for (const auto& [placeholder, literal] : fixes)

@@ -9,6 +9,7 @@
 #include "runner/case/ir_comment_text.h"
 #include "tsrepro/case.h"
 #include "tsrepro/error.h"
+#include "tsrepro/limits.h"
 #include "tsrepro/node_origin.h"
 
 namespace tsrepro {
@@ -211,7 +212,8 @@ std::optional<int64_t> origin_index(const torch::jit::Node& node) {
 
 const NodeOrigin* origin_numbered(const NodeOrigins* table, std::optional<int64_t> index) {
   if (table == nullptr || !index || *index < 0 || static_cast<size_t>(*index) >= table->size()) return nullptr;
-  return &(*table)[static_cast<size_t>(*index)];
+  const NodeOrigin& origin = (*table)[static_cast<size_t>(*index)];
+  return origin.index == *index ? &origin : nullptr;  // a hole of a table read for fewer nodes
 }
 
 void set_origin_index(torch::jit::Node& node, int64_t index) { node.i_(kOriginAttribute, index); }
@@ -312,14 +314,34 @@ nlohmann::json origins_to_json(const NodeOrigins& table) {
   return array;
 }
 
+nlohmann::json origins_to_json(const torch::jit::Graph& graph, const NodeOrigins& table) {
+  std::vector<const torch::jit::Node*> nodes;
+  numbered_nodes(graph.block(), nodes);
+  std::vector<int64_t> numbers;
+  for (const torch::jit::Node* node : nodes)
+    if (const NodeOrigin* origin = origin_numbered(&table, origin_index(*node))) numbers.push_back(origin->index);
+  std::sort(numbers.begin(), numbers.end());
+  numbers.erase(std::unique(numbers.begin(), numbers.end()), numbers.end());
+  nlohmann::json array = nlohmann::json::array();
+  for (int64_t number : numbers) array.push_back(origin_to_json(table[static_cast<size_t>(number)]));
+  return array;
+}
+
 std::shared_ptr<const NodeOrigins> origins_from_json(const nlohmann::json& array, const std::string& where) {
   if (!array.is_array()) throw UserError(where + ": node origins must be a JSON array");
   auto table = std::make_shared<NodeOrigins>();
-  for (const nlohmann::json& entry : array) table->push_back(origin_from_json(entry));
-  for (size_t i = 0; i < table->size(); ++i)
-    if ((*table)[i].index != static_cast<int64_t>(i))
-      throw UserError(where + ": node origin entry " + std::to_string(i) + " is numbered " +
-                      std::to_string((*table)[i].index));
+  int64_t last = -1;
+  for (const nlohmann::json& entry : array) {
+    NodeOrigin origin = origin_from_json(entry);
+    // Entries in number order; numbers left out (nodes a minified graph no longer has) are holes.
+    if (origin.index <= last || origin.index >= static_cast<int64_t>(limits::kMaxGraphNodes))
+      throw UserError(where + ": node origin entry " + std::to_string(table->size()) + " is numbered " +
+                      std::to_string(origin.index) +
+                      (origin.index <= last ? ", not after " + std::to_string(last) : ""));
+    last = origin.index;
+    table->resize(static_cast<size_t>(origin.index) + 1);
+    (*table)[static_cast<size_t>(origin.index)] = std::move(origin);
+  }
   return table;
 }
 

@@ -57,6 +57,10 @@ class WriteAnalysis {
     const c10::FunctionSchema* schema = node->maybeSchema();
     if (op && schema && op->aliasAnalysisKind() != c10::AliasAnalysisKind::CONSERVATIVE) {
       // The schema says it: arguments annotated (a!) are written, returns annotated (a) alias.
+      // Where it does not say it (batch norm's running statistics), the list below does.
+      for (size_t i : written_though_unannotated(node->kind())) {
+        if (i < node->inputs().size()) mark_written(held_by(node->inputs()[i]));
+      }
       for (size_t i = 0; i < node->inputs().size() && i < schema->arguments().size(); ++i) {
         const c10::AliasInfo* alias = schema->arguments()[i].alias_info();
         if (!alias || !alias->isWrite()) continue;
@@ -96,6 +100,18 @@ class WriteAnalysis {
     // unknown prim) may write to whatever it is given.
     if (!node->blocks().empty() || is_pass_through(node->kind())) return;
     mark_written(from_inputs);
+  }
+
+  // Ops whose schema carries no (a!) on arguments they write: batch and instance norm update
+  // running_mean and running_var (arguments 3 and 4) in place when training. A case's lifted
+  // buffers written by them must be copied for each run, or the reference's run would leave
+  // updated statistics for the backend's (a model loaded anew for each run has none).
+  static std::vector<size_t> written_though_unannotated(c10::Symbol kind) {
+    static const std::set<c10::Symbol> running_stats_writers = {
+        c10::aten::batch_norm, c10::aten::instance_norm, c10::aten::_batch_norm_impl_index,
+        c10::aten::native_batch_norm};
+    if (running_stats_writers.count(kind) > 0) return {3, 4};
+    return {};
   }
 
   static bool is_pass_through(c10::Symbol kind) {

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cxxabi.h>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <regex>
 
 #include <torch/script.h>
@@ -11,7 +13,9 @@
 
 #include "runner/exec/accuracy_verdict.h"
 #include "runner/exec/fp64_reference.h"
+#include "runner/case/constant_inputs.h"
 #include "runner/case/torch_save_reader.h"
+#include "runner/case/torch_save_writer.h"
 #include "runner/case/written_inputs.h"
 #include "tsrepro/error.h"
 
@@ -197,7 +201,8 @@ json request_to_json(const EvalRequest& r) {
   for (const InputSpec& s : r.specs) specs.push_back(spec_to_json(s));
   return {{"graph_ir", r.graph_ir},         {"specs", specs},
           {"inputs_path", r.inputs_path},   {"input_files", r.input_files},
-          {"run", run_spec_to_json(r.run)}, {"explain", r.explain}};
+          {"run", run_spec_to_json(r.run)}, {"explain", r.explain},
+          {"module_path", r.module_path},   {"outputs_path", r.outputs_path}};
 }
 
 EvalRequest eval_request(const Case& c, const RunSpec& run, const std::string& case_dir) {
@@ -217,6 +222,8 @@ EvalRequest request_from_json(const json& j) {
   r.input_files = j.value("input_files", std::vector<std::string>{});
   r.run = run_spec_from_json(j.at("run"));
   r.explain = j.value("explain", false);
+  r.module_path = j.value("module_path", "");
+  r.outputs_path = j.value("outputs_path", "");
   return r;
 }
 
@@ -264,35 +271,49 @@ std::vector<c10::IValue> Evaluator::load_inputs(const EvalRequest& request) {
 }
 
 Verdict Evaluator::evaluate(const EvalRequest& request, const PhaseCallback& on_phase) {
+  if (!request.module_path.empty()) return evaluate_module(request, load_inputs(request), on_phase);
   return evaluate_values(request, load_inputs(request), on_phase);
 }
 
-Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::IValue> loaded,
-                                   const PhaseCallback& on_phase) {
+namespace {
+
+// What one evaluation judges, the case's graph or the saved model: the inputs, how every run gets
+// them, and how each side is made ready (compiled) on them.
+struct Subject {
+  std::vector<c10::IValue> inputs;
+  InputPolicy policy;
+  std::function<std::unique_ptr<PreparedGraph>(Backend&, const std::vector<c10::IValue>& sample)> prepare;
+  // The reference in float64 (runner/exec/fp64_reference.h), or nullopt where there is none.
+  std::function<std::optional<SideResult>(Backend& reference)> fp64;
+  std::function<std::string()> describe;  // "this graph", "the saved model"
+};
+
+// Both sides' outputs for EvalRequest::outputs_path: a tuple of two tuples.
+void write_outputs(const std::string& path, const SideResult* ref, const SideResult* res) {
+  if (path.empty()) return;
+  auto as_tuple = [](const SideResult* side) {
+    return side ? c10::ivalue::Tuple::create(detached(side->outputs)) : c10::ivalue::Tuple::create({});
+  };
+  write_torch_save(path, c10::ivalue::Tuple::create({as_tuple(ref), as_tuple(res)}));
+}
+
+Verdict judge(const EvalRequest& request, Subject& subject, const PhaseCallback& on_phase) {
   // A graph that raised inside `with torch.no_grad()` left grad mode off (import inlines the with
   // statement's exit, not the interpreter's exit on a raise): every evaluation starts it on.
   const torch::AutoGradMode grad_mode_on(true);
   const auto started = std::chrono::steady_clock::now();
   std::optional<std::chrono::steady_clock::time_point> compute_started;
+  SideResult ref, res;
+  bool ran_reference = false, ran_backend = false;
   auto finish = [&](Verdict v) {
     const auto now = std::chrono::steady_clock::now();
     v.seconds = std::chrono::duration<double>(now - started).count();
     if (compute_started) v.compute_seconds = std::chrono::duration<double>(now - *compute_started).count();
+    write_outputs(request.outputs_path, ran_reference ? &ref : nullptr, ran_backend ? &res : nullptr);
     return v;
   };
-
-  const c10::Device device(request.run.device);
-  BackendInput input{graph_from_ir(request.graph_ir, "candidate graph"), {}};
-  for (const InputSpec& spec : request.specs) input.lifted.push_back(spec.lifted);
-  if (!device.is_cpu()) graph_constants_to_device(*input.graph, device);
-  conform_to_graph_inputs(loaded, *input.graph);
-  std::vector<c10::IValue> inputs = values_to_device(loaded, device);
-  if (inputs.size() != input.graph->inputs().size())
-    throw UserError("inputs: the graph takes " + std::to_string(input.graph->inputs().size()) + " inputs, got " +
-                    std::to_string(inputs.size()));
-  const InputPolicy policy{
-      request.run.backward ? gradient_inputs(request.specs) : std::vector<bool>(request.specs.size(), false),
-      inputs_maybe_written(*input.graph)};
+  const std::vector<c10::IValue>& inputs = subject.inputs;
+  const InputPolicy& policy = subject.policy;
   auto reference = make_backend(request.run.ref, {});
   auto tested = make_backend(request.run.backend, request.run.backend_options);
 
@@ -302,17 +323,18 @@ Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::
   // operator without a kernel) is the graph's fault; one that fails running may be the inputs'.
   std::unique_ptr<PreparedGraph> reference_prepared;
   try {
-    reference_prepared = reference->prepare(input, fresh_inputs(inputs, policy));
+    reference_prepared = subject.prepare(*reference, fresh_inputs(inputs, policy));
   } catch (...) {
-    return finish(
-        invalid_verdict("the reference (" + request.run.ref + ") cannot compile this graph", Phase::ReferenceCompile));
+    return finish(invalid_verdict("the reference (" + request.run.ref + ") cannot compile " + subject.describe(),
+                                  Phase::ReferenceCompile));
   }
-  SideResult ref;
   try {
     ref = run_prepared_reference(*reference_prepared, inputs, policy);
   } catch (...) {
-    return finish(invalid_verdict("the reference (" + request.run.ref + ") fails on this graph", Phase::Reference));
+    return finish(
+        invalid_verdict("the reference (" + request.run.ref + ") fails on " + subject.describe(), Phase::Reference));
   }
+  ran_reference = true;
 
   if (holds_uninitialized(ref.outputs))
     return finish(invalid_message("the reference (" + request.run.ref + ") returns an uninitialized value " +
@@ -321,18 +343,18 @@ Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::
   on_phase(Phase::Compile);
   std::unique_ptr<PreparedGraph> prepared;
   try {
-    prepared = tested->prepare(input, fresh_inputs(inputs, policy));
+    prepared = subject.prepare(*tested, fresh_inputs(inputs, policy));
   } catch (...) {
     return finish(exception_verdict(Phase::Compile));
   }
   on_phase(Phase::Run);
-  SideResult res;
   std::vector<c10::IValue> run_inputs = fresh_inputs(inputs, policy);
   try {
     res.outputs = prepared->run(run_inputs);
   } catch (...) {
     return finish(exception_verdict(Phase::Run));
   }
+  ran_backend = true;
   if (request.run.backward) {
     on_phase(Phase::Backward);
     try {
@@ -355,16 +377,80 @@ Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::
     // Only now is the fp64 run worth its cost: it can excuse a float32 result that is merely noisy.
     on_phase(Phase::Fp64);
     try {
-      const Fp64Reference fp64_case = fp64_reference(input, inputs, policy.with_grad);
-      const InputPolicy fp64_policy{policy.with_grad, inputs_maybe_written(*fp64_case.input.graph)};
-      SideResult fp64 = run_reference(*reference, fp64_case.input, fp64_case.inputs, fp64_policy);
-      comparison = compare_sides(ref, res, &fp64, request.run.compare);
+      if (std::optional<SideResult> fp64 = subject.fp64(*reference))
+        comparison = compare_sides(ref, res, &*fp64, request.run.compare);
     } catch (...) {
       // No fp64 reference for this graph (dtype-specific ops): judge by allclose alone, as same() does.
     }
   }
   judge_accuracy(comparison, verdict);  // outputs come first (compare_sides), then the gradients
   return finish(verdict);
+}
+
+}  // namespace
+
+Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::IValue> loaded,
+                                   const PhaseCallback& on_phase) {
+  const c10::Device device(request.run.device);
+  BackendInput input{graph_from_ir(request.graph_ir, "candidate graph"), {}};
+  if (!device.is_cpu()) graph_constants_to_device(*input.graph, device);
+  conform_to_graph_inputs(loaded, *input.graph);
+  std::vector<c10::IValue> inputs = values_to_device(loaded, device);
+  if (inputs.size() != input.graph->inputs().size())
+    throw UserError("inputs: the graph takes " + std::to_string(input.graph->inputs().size()) + " inputs, got " +
+                    std::to_string(inputs.size()));
+  // Both sides see the model's graph: its tensor constants are constants again.
+  std::vector<InputSpec> specs = request.specs;
+  fold_constant_inputs(*input.graph, specs, inputs, inputs_maybe_written(*input.graph));
+  for (const InputSpec& spec : specs) input.lifted.push_back(spec.lifted);
+  const InputPolicy policy{request.run.backward ? gradient_inputs(specs) : std::vector<bool>(specs.size(), false),
+                           inputs_maybe_written(*input.graph)};
+  Subject subject;
+  subject.inputs = std::move(inputs);
+  subject.policy = policy;
+  subject.prepare = [&input](Backend& backend, const std::vector<c10::IValue>& sample) {
+    return backend.prepare(input, sample);
+  };
+  subject.fp64 = [&](Backend& reference) -> std::optional<SideResult> {
+    const Fp64Reference fp64_case = fp64_reference(input, subject.inputs, policy.with_grad);
+    const InputPolicy fp64_policy{policy.with_grad, inputs_maybe_written(*fp64_case.input.graph)};
+    return run_reference(reference, fp64_case.input, fp64_case.inputs, fp64_policy);
+  };
+  subject.describe = [] { return std::string("this graph"); };
+  return judge(request, subject, on_phase);
+}
+
+Verdict Evaluator::evaluate_module(const EvalRequest& request, std::vector<c10::IValue> loaded,
+                                   const PhaseCallback& on_phase) {
+  if (request.run.backward) throw UserError(request.module_path + ": a saved model is judged without --backward");
+  const c10::Device device(request.run.device);
+  // Each side loads the model anew, as a program of its own would: sides that shared one
+  // compilation unit would share its compiled functions (freezing a module whose functions ran
+  // unoptimized once fails: "Couldn't find method: 'forward' on class ...Inner").
+  auto load = [&] { return torch::jit::load(request.module_path, device); };
+  // forward's arguments: the inputs that were not lifted out of the module.
+  std::vector<c10::IValue> arguments;
+  for (size_t i = 0; i < loaded.size() && i < request.specs.size(); ++i)
+    if (!request.specs[i].lifted) arguments.push_back(loaded[i]);
+  Subject subject;
+  subject.inputs = values_to_device(arguments, device);
+  // A program's arguments are its own: each call gets copies (forward may write them).
+  subject.policy =
+      InputPolicy{std::vector<bool>(subject.inputs.size(), false), std::vector<bool>(subject.inputs.size(), true)};
+  subject.prepare = [&load](Backend& backend, const std::vector<c10::IValue>& sample) {
+    return backend.prepare_module(load(), sample);
+  };
+  // dynamo's same_two_models: the model and its inputs in float64.
+  subject.fp64 = [&](Backend& reference) -> std::optional<SideResult> {
+    torch::jit::Module wide = load();
+    wide.to(at::kDouble);
+    std::vector<c10::IValue> wide_inputs;
+    for (const c10::IValue& value : subject.inputs) wide_inputs.push_back(cast_floating_to_fp64(value));
+    return run_prepared_reference(*reference.prepare_module(wide, clone_values(wide_inputs)), wide_inputs,
+                                  subject.policy);
+  };
+  subject.describe = [&] { return "the saved model " + request.module_path; };
+  return judge(request, subject, on_phase);
 }
 
 }  // namespace tsrepro

@@ -31,6 +31,13 @@ struct EvalRequest {
   std::vector<std::string> input_files;
   RunSpec run;
   bool explain = false;  // return the graph the backend executed
+  // Set: judge the saved model at this path (torch.jit.load) instead of graph_ir, through each
+  // side's public calls on the module (Backend::prepare_module), with the inputs that are not
+  // lifted (forward's arguments): what `import --verify` compares the case with.
+  std::string module_path;
+  // Set: both sides' outputs go to this file, torch::pickle_save of (reference outputs, backend
+  // outputs), each a tuple, as far as they were computed.
+  std::string outputs_path;
 };
 
 // "FILE#I": element I of the tuple of values in the torch.save file FILE, as an entry of
@@ -66,6 +73,8 @@ class Evaluator {
   // The same with the inputs at hand (request's own inputs_path and input_files unused): for a
   // caller that runs candidates in its own process, such as tsrepro explain.
   Verdict evaluate_values(const EvalRequest& request, std::vector<c10::IValue> inputs, const PhaseCallback& on_phase);
+  // The saved model of request.module_path judged on the inputs that are not lifted.
+  Verdict evaluate_module(const EvalRequest& request, std::vector<c10::IValue> inputs, const PhaseCallback& on_phase);
 
  private:
   std::vector<c10::IValue> load_inputs(const EvalRequest& request);

@@ -14,6 +14,7 @@
 #include "runner/import/import.h"
 #include "runner/file_util.h"
 #include "runner/case/bounded_json.h"
+#include "runner/case/extension_libraries.h"
 #include "runner/case/inputs.h"
 #include "runner/case/ir_limits.h"
 #include "runner/case/nested_nodes.h"
@@ -22,6 +23,7 @@
 #include "runner/import/ir_representable.h"
 #include "runner/import/module_lifting.h"
 #include "runner/import/tensor_constants.h"
+#include "runner/import/verify.h"
 #include "runner/worker/worker_client.h"
 #include "tsrepro/compare.h"
 #include "tsrepro/error.h"
@@ -302,6 +304,7 @@ Case import_case(const ImportOptions& o) {
   }
   lift_tensor_constants(c);
   c.node_origins = record_import_origins(*c.graph);
+  c.libraries = libraries_called_by(*c.graph, loaded_extension_libraries());
 
   c.provenance = {{"source", o.source},
                   {"source_kind", is_archive ? "module" : "ir"},
@@ -316,7 +319,21 @@ Case import_case(const ImportOptions& o) {
 
 namespace tsrepro {
 
-void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& runner, double timeout_seconds) {
+namespace {
+
+// The reference's own error in an invalid verdict, first line: "RuntimeError: ..." of "the
+// reference (eager) fails on this graph: RuntimeError: ...".
+std::string reference_error(const Verdict& verdict) {
+  std::string why = verdict.message;
+  if (const size_t fails = why.find(") fails on "); fails != std::string::npos)
+    if (const size_t colon = why.find(": ", fails); colon != std::string::npos) why = why.substr(colon + 2);
+  return why.substr(0, why.find('\n'));
+}
+
+}  // namespace
+
+void check_inputs_run(Case& c, const std::string& origin, RunnerProcess& runner, double timeout_seconds,
+                      const std::string& model_path) {
   namespace fs = std::filesystem;
   const ScratchDirectory scratch_directory = ScratchDirectory::temporary("tsrepro-check");
   const fs::path scratch = scratch_directory.path();
@@ -330,10 +347,7 @@ void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& r
   // The inputs fit when the interpreter runs on them. Two runs that differ (NaN outputs never
   // compare equal, dropout in training mode draws anew) still ran.
   if (verdict.status == Status::Pass || verdict.status == Status::Accuracy) return;
-  std::string why = verdict.message;
-  // "the reference (eager) fails on this graph: RuntimeError: ..." -> the error itself.
-  if (auto colon = why.find("graph: "); colon != std::string::npos) why = why.substr(colon + 7);
-  why = why.substr(0, why.find('\n'));
+  const std::string why = reference_error(verdict);
   const std::string graph_origin = c.provenance.value("source", std::string("the graph"));
   if (verdict.status == Status::Invalid && verdict.phase == Phase::ReferenceCompile) {
     // Not the inputs: the graph itself cannot be run, whatever it is given.
@@ -345,12 +359,24 @@ void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& r
     throw UserError(graph_origin + ": the interpreter did not finish within --timeout " + seconds.str() + " s on " +
                     origin + " (an endless loop? raise --timeout if it really runs this long)");
   }
-  throw UserError(
-      origin + ": the inputs do not fit the graph (the interpreter " +
-      (verdict.status == Status::Invalid && verdict.signature.empty() && why.find("crashed") == std::string::npos
-           ? "fails on them: "
-           : "does not survive them: ") +
-      why + ")");
+  const bool raised = verdict.status == Status::Invalid && verdict.signature.empty() &&
+                      verdict.message.find("crashed") == std::string::npos;
+  std::string model_note;
+  if (raised && !model_path.empty()) {
+    // The model's own unoptimized run on the same inputs: where it fails the same way, the case is
+    // the model and fails like it; where it does not, import changed what the model computes.
+    const Verdict model = model_reference_verdict(c, model_path, run, runner);
+    if (model.status == Status::Invalid && reference_error(model) == why) {
+      c.provenance["reference_fails"] = {{"phase", phase_name(verdict.phase)}, {"message", why}};
+      return;
+    }
+    model_note = model.status == Status::Invalid
+                     ? "; the model's own unoptimized run fails otherwise: " + reference_error(model)
+                     : "; the model's own unoptimized run does not fail on them: import changed what the model "
+                       "computes, a defect of tsrepro";
+  }
+  throw UserError(origin + ": the inputs do not fit the graph (the interpreter " +
+                  (raised ? "fails on them: " : "does not survive them: ") + why + ")" + model_note);
 }
 
 }  // namespace tsrepro

@@ -46,9 +46,12 @@ class RunnerProcess;
 // crash libtorch), and throws UserError("<origin>: the inputs do not fit the graph (...)") when
 // it fails. Loaded graphs rarely record dtypes, so this is the only honest check. A run past
 // `timeout_seconds` (import's --timeout, run's default) is refused too: an endless prim::Loop
-// would otherwise hold import forever.
-void check_inputs_run(const Case& c, const std::string& origin, RunnerProcess& runner,
-                      double timeout_seconds = RunSpec{}.timeout_seconds);
+// would otherwise hold import forever. With `model_path` (the case was imported from that saved
+// module), a run that raises is held against the model's own unoptimized run on the same inputs:
+// when the model raises the same error, the case is the model and is accepted, its provenance
+// saying so ("reference_fails"); when not, the error says that import changed the model.
+void check_inputs_run(Case& c, const std::string& origin, RunnerProcess& runner,
+                      double timeout_seconds = RunSpec{}.timeout_seconds, const std::string& model_path = "");
 
 // Turns every tensor-valued prim::Constant into a new graph input (parseIR cannot read tensor
 // constants back); appends their specs and values, marked lifted.

@@ -1,7 +1,6 @@
 // tensor_constants.h
 
 #include "runner/import/tensor_constants.h"
-#include "runner/import/wrapped_numbers.h"
 
 #include <string>
 
@@ -28,9 +27,6 @@ void collect_tensor_constants(torch::jit::Block* block, std::vector<Node*>& out)
 }  // namespace
 
 std::vector<LiftedConstant> lift_tensor_constants(torch::jit::Graph& graph) {
-  // A tensor constant that stands for a Python number is the number where an operator takes one:
-  // lifted, it would promote as no eager program does.
-  write_wrapped_numbers_as_scalars(graph);
   std::vector<Node*> constants;
   collect_tensor_constants(graph.block(), constants);
   std::vector<LiftedConstant> lifted;

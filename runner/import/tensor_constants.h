@@ -20,8 +20,8 @@ struct LiftedConstant {
 // named constant_<k> (k counting them); their values come back in the same order. An mkldnn
 // constant (prim::ConstantMKLDNNTensor: optimize_for_inference's weights) comes back dense, as a
 // file can hold it, and the graph converts it with aten::to_mkldnn where the constant was.
-// Constants that stand for Python numbers are first written as the numbers where an operator
-// takes one (runner/import/wrapped_numbers.h); only their other uses are lifted.
+// Nothing else changes: a backend sees each constant again where it was
+// (runner/case/constant_inputs.h).
 std::vector<LiftedConstant> lift_tensor_constants(torch::jit::Graph& graph);
 
 }  // namespace tsrepro

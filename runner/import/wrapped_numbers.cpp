@@ -13,18 +13,13 @@ namespace {
 using torch::jit::Node;
 using torch::jit::Value;
 
-bool wrapped_number_dtype(c10::ScalarType dtype) {
-  return dtype == c10::kDouble || dtype == c10::kLong || dtype == c10::kComplexDouble || dtype == c10::kBool;
-}
-
 // The constant's tensor when it stands for a Python number; undefined otherwise.
 at::Tensor python_number_tensor(const Value* value) {
   const Node* node = value->node();
   if (node->kind() != c10::prim::Constant || !value->type()->isSubtypeOf(*c10::TensorType::get())) return {};
   const at::Tensor t = node->t(c10::attr::value);
   if (t.dim() != 0 || !t.device().is_cpu() || t.requires_grad()) return {};
-  if (t.unsafeGetTensorImpl()->is_wrapped_number() || wrapped_number_dtype(t.scalar_type())) return t;
-  return {};
+  return t.unsafeGetTensorImpl()->is_wrapped_number() ? t : at::Tensor();
 }
 
 void collect_users(torch::jit::Block* block, std::vector<Node*>& users) {

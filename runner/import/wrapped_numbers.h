@@ -1,23 +1,18 @@
 #pragma once
-// Python numbers that tracing recorded as tensors, written as the numbers again.
+// Python numbers in a graph held in memory, written as the numbers for a case made of it.
 //
 // `x.sum() * 2.5` in eager passes 2.5 to aten::mul as a *wrapped number*: a 0-dim float64 tensor
 // flagged so that type promotion treats it as a Python scalar (the result stays float32). Tracing
-// records it as a 0-dim tensor constant, and torch.jit.save drops the flag: loaded again, the
-// unoptimized interpreter promotes float32 * float64 (both 0-dim) to float64, where eager, and the
-// optimizing executor (CanonicalizeOps writes such constants as scalars), give float32. A case's
-// reference is the interpreter, and it must mean what eager means, so import writes each use of
-// such a constant as the number itself where the operator has an overload taking a Scalar there
-// (aten::mul(Tensor, Scalar) for aten::mul(Tensor, Tensor)): ATen's Scalar overloads wrap the
-// number exactly as eager did, so values and dtypes are eager's. A use without such an overload
-// keeps the tensor (lifted to an input, as every tensor constant is).
+// records it as a 0-dim tensor constant that keeps the flag while the module is in memory. The
+// capture library makes cases of graphs in memory, as IR text plus a file of values, and neither
+// can hold the flag: there each use of a flagged constant is written as the number itself where
+// the operator has an overload taking a Scalar there (aten::mul(Tensor, Scalar) for
+// aten::mul(Tensor, Tensor)). ATen's Scalar overloads wrap the number exactly as the flag did, so
+// values and dtypes are the program's. A use without such an overload keeps the tensor.
 //
-// Which constants stand for a Python number: a 0-dim CPU tensor flagged as a wrapped number (a
-// module still in memory, as the capture library sees it), or, since archives drop the flag, a
-// 0-dim CPU tensor without gradient of a dtype Python numbers wrap into (float64, int64,
-// complex128, bool). A 0-dim float64 tensor that the model made itself with torch.tensor and
-// combined with another 0-dim tensor is taken for a number too; the promotion then differs from
-// eager's (float32, not float64), as it does in torch's own optimizing executor.
+// Import does not do this: torch.jit.save drops the flag, and a loaded model's own runs promote
+// the unflagged tensor (its unoptimized run gives float64 above, its optimized one float32, after
+// CanonicalizeOps): the case keeps the constant as the model has it (runner/case/constant_inputs.h).
 
 #include <cstddef>
 
@@ -27,7 +22,7 @@ struct Graph;
 
 namespace tsrepro {
 
-// Rewrites, in place, the uses of wrapped-number constants described above; returns how many.
+// Rewrites, in place, the uses of flagged wrapped-number constants described above; returns how many.
 std::size_t write_wrapped_numbers_as_scalars(torch::jit::Graph& graph);
 
 }  // namespace tsrepro

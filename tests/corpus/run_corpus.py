@@ -19,12 +19,13 @@ files); no NAME means every model in CORPUS_DIR/MANIFEST.json. For each model:
      operators, in the same order, as the graph the public API optimizes for the original
      module, modulo value names and the nodes that only say how the module's state is read
      (constants, prim::GetAttr) or guarded (type checks);
-  4. `tsrepro minify --backend inject:runtime-error@OP`, OP being the operator
-     of the compute node nearest the middle of the graph (among operators
-     that occur once, when there are such): a torchvision or torchaudio model must end in
-     at most 3 nodes (a fault inside a loop body keeps the loop: no pass
-     takes a node out of its block yet), a torchvision model in at most 2·⌈log2 N⌉ + 10 queries
-     (a torchaudio model's fault op may occur in several places: wav2vec2 takes 61 for 277 nodes);
+  1b. with `--verify` on the backends of step 2 (issue 42): the saved model through its public
+     calls and the case through tsrepro must agree on every verdict and output;
+  4. `tsrepro minify --backend inject:runtime-error@OP` for four culprits (issue 42): OP the
+     operator of the first, the middle and the last tensor-making node of the graph's top level
+     (among operators that occur once, when there are such), and an operator on a container that
+     other operators mutate (FPN's dict of feature maps: aten::keys); a torchvision or torchaudio
+     model must end each in at most 3 nodes and at most 2·⌈log2 N⌉ + 10 queries;
   5. the minified repro.py, run by /usr/bin/python3, must reproduce (exit 1).
 
 It prints one table row per model (the closing-note table of issue 11) and
@@ -84,9 +85,6 @@ def torch_line(tsrepro):
     return f"{found.group(1)}.{found.group(2)}" if found else "?"
 
 
-# A compute node that makes a tensor: "  %x.3 : Tensor = aten::relu(...)". Faults go on such nodes,
-# where a real backend bug sits; an int comparison inside a never-taken shape check is not one.
-NODE_LINE = re.compile(r"^(\s+)%[^ ]+ : Tensor = (aten::[A-Za-z0-9_]+)")
 
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -214,27 +212,76 @@ def query_bound(nodes):
     return 2 * math.ceil(math.log2(max(nodes, 2))) + 10
 
 
-def middle_operator(graph_ir):
+# The places a culprit is put, each minified on its own (issue 42): the first, middle and last
+# tensor operator of the graph's top level, and an operator on a container that other operators
+# mutate (a dict or list of tensors, as FPN's OrderedDict of feature maps).
+POSITIONS = ["first", "middle", "last", "container"]
+# What writes into a list or dict, and what reads one whole.
+CONTAINER_WRITES = {"aten::append", "aten::_set_item", "aten::insert", "aten::extend", "aten::add_"}
+CONTAINER_OPS = {"aten::append", "aten::_set_item", "aten::insert", "aten::extend", "aten::keys", "aten::values",
+                 "aten::items", "aten::__getitem__", "aten::len", "aten::cat", "aten::stack"}
+TOP_NODE = re.compile(r"^(\s+)(?:%([^ ]+) : ([^=]+?) = )?((?:aten|prim)::[A-Za-z0-9_]+)\((.*)\)")
+
+
+def top_level_nodes(graph_ir, nested=False):
+    """(op, output type, input names, output name) of each node of the graph's top level (with
+    `nested`, of every node)."""
+    nodes, top = [], None
+    for line in graph_ir.splitlines():
+        m = TOP_NODE.match(line)
+        if not m or m.group(4) == "prim::Constant":
+            continue
+        indent = len(m.group(1))
+        top = indent if top is None else min(top, indent)
+        args = re.findall(r"%([A-Za-z0-9_.]+)", m.group(5))
+        nodes.append((indent, m.group(4), (m.group(3) or "").strip(), args, m.group(2)))
+    return [(op, out_type, args, out) for indent, op, out_type, args, out in nodes if nested or indent == top]
+
+
+def tensor_operators(graph_ir):
+    """The operators of the top level's tensor-making nodes, in order (faults go where a real
+    backend bug sits: a node that computes a tensor, not the container plumbing)."""
+    return [op for op, out_type, _, _ in top_level_nodes(graph_ir)
+            if out_type == "Tensor" and op.startswith("aten::") and not op.startswith("aten::__")]
+
+
+def operator_near(graph_ir, position):
     """The operator of a tensor-making node of the graph's top level (a node in a branch may be one
     the model never runs, such as a detection model's training-only loss, and one in a loop body
-    runs many times), in the middle third, nearest its middle, preferring one that occurs once in
-    the whole graph (the injected fault then has one place to be); else the operator of the middle
-    such node. (A unique operator outside the middle third is no cheaper: deeplabv3's final
-    aten::cat took 49 queries, its middle aten::conv2d 17.)"""
-    found = [(m.group(2), len(m.group(1))) for m in map(NODE_LINE.match, graph_ir.splitlines()) if m]
-    # Not the container plumbing (aten::__getitem__ of a dict of feature maps): a backend bug sits
-    # in an operator that computes.
-    found = [(op, indent) for op, indent in found if op.startswith("aten::") and not op.startswith("aten::__")]
-    if not found:
+    runs many times) at `position` ("first", "middle", "last"): within the third of the graph at
+    that position, the one that occurs fewest times in the whole graph (once, where one does: the
+    injected fault then has one place to be), nearest its place. (A unique operator
+    outside the middle third is no cheaper: deeplabv3's final aten::cat took 49 queries, its
+    middle aten::conv2d 17.)"""
+    ops = tensor_operators(graph_ir)
+    if not ops:
         return None
-    counts = collections.Counter(op for op, _ in found)
-    top = min(indent for _, indent in found)
-    ops = [op for op, indent in found if indent == top]
-    middle = len(ops) // 2
-    for i in sorted(range(len(ops) // 3, max(2 * len(ops) // 3, 1)), key=lambda i: abs(i - middle)):
-        if counts[ops[i]] == 1:
-            return ops[i]
-    return ops[middle]
+    counts = collections.Counter(op for op, _, _, _ in top_level_nodes(graph_ir, nested=True))
+    third = max(len(ops) // 3, 1)
+    place, region = {"first": (0, range(0, third)), "middle": (len(ops) // 2, range(third, max(2 * third, third + 1))),
+                     "last": (len(ops) - 1, range(len(ops) - third, len(ops)))}[position]
+    candidates = [i for i in region if i < len(ops)] or [min(place, len(ops) - 1)]
+    return ops[min(candidates, key=lambda i: (counts[ops[i]], abs(i - place)))]
+
+
+def container_operator(graph_ir):
+    """An operator of the top level on a list or dict some operator mutates, or None: one that
+    reads the whole container after the writes where there is one (aten::keys of FPN's dict of
+    feature maps), else a write; of those, the one that occurs fewest times."""
+    nodes = top_level_nodes(graph_ir)
+    mutated = {args[0] for op, _, args, _ in top_level_nodes(graph_ir, nested=True)
+               if op in CONTAINER_WRITES and args and op != "aten::add_"}
+    on_mutated = [op for op, _, args, _ in nodes if op in CONTAINER_OPS and args and args[0] in mutated]
+    if not on_mutated:
+        return None
+    counts = collections.Counter(op for op, _, _, _ in nodes)
+    readers = [op for op in on_mutated if op not in CONTAINER_WRITES]
+    pool = readers or on_mutated
+    return min(pool, key=lambda op: (counts[op], pool.index(op)))
+
+
+def culprit_operator(graph_ir, position):
+    return container_operator(graph_ir) if position == "container" else operator_near(graph_ir, position)
 
 
 class ModelRun:
@@ -250,8 +297,7 @@ class ModelRun:
         # Models that call an extension library's operators (torchvision::nms) name it: every
         # tsrepro command and the public API load it, as a user's program does.
         self.library_args = ["--load-library", entry["load_library"]] if entry.get("load_library") else []
-        self.row = {"model": name, "nodes": None, "import": "no", "op": None,
-                    "queries": None, "minify_s": None, "final_nodes": None, "repro": None}
+        self.row = {"model": name, "nodes": None, "import": "no", "minify": {}}
         self.failures = []
 
     def fail(self, step, why):
@@ -262,7 +308,7 @@ class ModelRun:
         shutil.rmtree(os.path.join(self.args.work, self.name), ignore_errors=True)
         os.makedirs(os.path.join(self.args.work, self.name))
         done, seconds = run([self.args.tsrepro, "import", self.model_path, "--inputs", self.inputs_path, "-o", case_dir]
-                            + self.library_args, self.args.timeout)
+                            + self.verify_args() + self.library_args, self.args.timeout)
         self.row["import_s"] = round(seconds, 1)
         if done.returncode != 0:
             self.row["import"] = last_line(done.stderr)
@@ -274,7 +320,18 @@ class ModelRun:
             self.check_backend(case_dir, backend)
         if not self.args.no_minify:
             with open(os.path.join(case_dir, "graph.ir")) as f:
-                self.minify(case_dir, middle_operator(f.read()))
+                graph_ir = f.read()
+            for position in self.args.positions:
+                self.minify(case_dir, position, culprit_operator(graph_ir, position))
+
+    def verify_args(self):
+        """import --verify (issue 42): every backend with public calls on the saved model, but
+        one the model is expected to hang under (it would cost a timeout twice)."""
+        if not self.model_path.endswith(".pt") or self.args.no_verify:
+            return []
+        backends = [b for b in self.args.backends if b in PUBLIC_GRAPH_BACKENDS and
+                    EXPECTED_FAILURES.get((self.name, b), {}).get(self.args.torch_line) != "timeout"]
+        return ["--verify", ",".join(backends)] if backends else []
 
     def check_backend(self, case_dir, backend):
         wanted = EXPECTED_FAILURES.get((self.name, backend), {}).get(self.args.torch_line, "pass")
@@ -347,38 +404,55 @@ class ModelRun:
             self.row[backend] += " (graph differs)"
             self.fail(f"{backend} graph vs the public API's", first_difference(mine, theirs))
 
-    def minify(self, case_dir, op):
-        self.row["op"] = op
+    def minify(self, case_dir, position, op):
+        result = self.row["minify"].setdefault(position, {"op": op})
         if op is None:
-            return self.fail("minify", "no aten operator in the graph")
-        out = os.path.join(self.args.work, self.name, "minify")
+            if position != "container":
+                self.fail(f"minify ({position})", "no aten operator in the graph")
+            return  # no container that operators mutate: nothing to place there
+        out = os.path.join(self.args.work, self.name, "minify-" + position)
         done, seconds = run([self.args.tsrepro, "minify", case_dir, "--backend", f"inject:runtime-error@{op}",
                              "-o", out, "--json", "-j", "2"] + self.library_args, self.args.timeout)
-        self.row["minify_s"] = round(seconds, 1)
+        result["seconds"] = round(seconds, 1)
+        step = f"minify ({position}, {op})"
         if done.returncode != 0:
-            return self.fail("minify", last_line(done.stderr))
+            return self.fail(step, last_line(done.stderr))
         summary = json.loads(done.stdout)
-        self.row["queries"] = summary["queries"]
-        self.row["final_nodes"] = summary["final_nodes"]
+        result["queries"] = summary["queries"]
+        result["final_nodes"] = summary["final_nodes"]
         if self.family in ("torchvision", "torchaudio") and summary["final_nodes"] > MAX_MINIFIED_NODES:
-            self.fail("minify", f"{summary['final_nodes']} nodes left, at most {MAX_MINIFIED_NODES} wanted")
-        # Issue 14's bound on a real model. -j 2 may add a speculative query or two; the
-        # torchvision models sit 7 or more below the bound, the small constructed ones closer.
+            self.fail(step, f"{summary['final_nodes']} nodes left, at most {MAX_MINIFIED_NODES} wanted")
+        # Issue 14's bound on a real model, whatever the culprit (issue 42). -j 2 may add a
+        # speculative query or two.
         bound = query_bound(summary["original_nodes"])
-        if self.family == "torchvision" and summary["queries"] > bound:
-            self.fail("minify", f"{summary['queries']} queries for {summary['original_nodes']} nodes, at most {bound}")
+        if self.family in ("torchvision", "torchaudio") and summary["queries"] > bound:
+            self.fail(step, f"{summary['queries']} queries for {summary['original_nodes']} nodes, at most {bound}")
         repro, _ = run([sys.executable, os.path.join(out, "minified", "repro.py")], self.args.timeout)
-        self.row["repro"] = "reproduces" if repro.returncode == 1 else f"exit {repro.returncode}"
+        result["repro"] = "reproduces" if repro.returncode == 1 else f"exit {repro.returncode}"
         if repro.returncode != 1 and repro.returncode >= 0:  # below 0: a crash the short repro left to happen
-            self.fail("repro.py", f"exit {repro.returncode}: {last_line(repro.stdout + repro.stderr)}")
+            self.fail(f"repro.py ({position})", f"exit {repro.returncode}: {last_line(repro.stdout + repro.stderr)}")
 
 
-def table(rows, backends):
-    head = ["model", "nodes", "import"] + backends + ["fault at", "queries", "minify s", "final nodes", "repro.py"]
+def minify_cell(result):
+    """"`aten::keys` 23 (1 node)": the culprit, the queries its minify took and the nodes left;
+    the repro.py's exit where it did not reproduce."""
+    if not result or result.get("op") is None:
+        return "—"
+    cell = f"`{result['op']}` {result.get('queries', '?')}"
+    if result.get("final_nodes") is not None and result["final_nodes"] != 1:
+        cell += f" ({result['final_nodes']} nodes)"
+    if result.get("repro") not in (None, "reproduces"):
+        cell += f", repro.py {result['repro']}"
+    return cell
+
+
+def table(rows, backends, positions):
+    head = ["model", "nodes", "bound", "import"] + backends + [f"{p} culprit: queries" for p in positions]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
-        cells = [r["model"], r["nodes"], r["import"]] + [r.get(b) for b in backends] + [
-            f"`{r['op']}`" if r["op"] else None, r["queries"], r["minify_s"], r["final_nodes"], r["repro"]]
+        bound = query_bound(r["nodes"]) if r["nodes"] else None
+        cells = [r["model"], r["nodes"], bound, r["import"]] + [r.get(b) for b in backends] + [
+            minify_cell(r["minify"].get(p)) for p in positions]
         lines.append("| " + " | ".join("" if c is None else str(c) for c in cells) + " |")
     return "\n".join(lines)
 
@@ -391,11 +465,15 @@ def main():
     parser.add_argument("--work", required=True)
     parser.add_argument("--backends", default=",".join(BACKENDS))
     parser.add_argument("--no-minify", action="store_true")
+    parser.add_argument("--no-verify", action="store_true", help="import without --verify")
+    parser.add_argument("--positions", default=",".join(POSITIONS),
+                        help="where culprits go, each minified: " + ", ".join(POSITIONS))
     parser.add_argument("--no-public-graphs", action="store_true", help="skip step 3")
     parser.add_argument("--timeout", type=float, default=900)
     parser.add_argument("--table", help="also write the table (markdown) here")
     args = parser.parse_args()
     args.backends = [b for b in args.backends.split(",") if b]
+    args.positions = [p for p in args.positions.split(",") if p]
     args.torch_line = torch_line(args.tsrepro)
     with open(os.path.join(args.corpus, "MANIFEST.json")) as f:
         entries = {entry["name"]: entry for entry in json.load(f)}
@@ -410,8 +488,8 @@ def main():
         model.go()
         rows.append(model.row)
         failures += model.failures
-        print(table([model.row], args.backends).splitlines()[-1], flush=True)
-    text = table(rows, args.backends)
+        print(table([model.row], args.backends, args.positions).splitlines()[-1], flush=True)
+    text = table(rows, args.backends, args.positions)
     print(text)
     if args.table:
         with open(args.table, "w") as f:

@@ -1,5 +1,7 @@
 def profiled(inputs):  # the profiling executor: a profiling run, then the optimized plan
-    compiled = torch._C._create_function_from_graph("repro", GRAPH.copy())  #[!module]
+    graph = GRAPH.copy()  #[!module]
+    with_constants(graph, inputs)  #[constants]
+    compiled = torch._C._create_function_from_graph("repro", graph)  #[!module]
     compiled(*fresh(inputs))  # the profiling run (PyTorch profiles one); the next call compiles the graph  #[!module]
     compiled = torch.jit.script(Repro().to(__DEVICE__))  #[module]
     compiled.__deepcopy__({})(*fresh(inputs))  # the profiling run, on a copy (forward may update Repro's state)  #[module]

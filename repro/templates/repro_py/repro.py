@@ -17,6 +17,9 @@ __TYPING_IMPORT__
 import torch
 
 for library in __LIBRARIES__:  # the custom operators the graph calls  #[libraries]
+    if not os.path.exists(library):  #[libraries]
+        print("repro.py: the library of custom operators %s is not here" % library)  #[libraries]
+        sys.exit(2)  #[libraries]
     torch.ops.load_library(library)  #[libraries]
 __FAULT_OP__
 GRAPH = torch._C.parse_ir(  #[!module]
