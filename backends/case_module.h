@@ -1,6 +1,7 @@
 #pragma once
-// The module the ofi backend freezes, for the reproducers that load and freeze the same module
-// (repro.py and repro.cpp embed it as a torch::jit::Module::save archive).
+// The case's graph as the forward of a module: what ofi freezes, what the PyTorch 2 backends hand
+// to torch.export (backends/pt2_program.h), and what the reproducers embed as a
+// torch::jit::Module::save archive where they keep the IR form.
 
 #include <vector>
 
@@ -10,13 +11,18 @@
 
 namespace tsrepro {
 
-// The case's graph as the forward of a fresh module in eval mode: lifted inputs become buffers
-// (tensors) or attributes (scalars such as `training`, false as after m.eval()) holding `values`,
-// read through prim::GetAttr; several outputs become one tuple (`packed` says so).
 // A lifted `training` attribute, named after its path (self.bn1.training -> %bn1_training): the
 // flags m.eval() clears before freezing, and the reproducers' Repro.train() sets.
 bool is_training_flag(const torch::jit::Value* input);
 
-torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c10::IValue>& values, bool& packed);
+// How the module's `training` flags are set: as m.eval() leaves them (freezing needs it), or as
+// the case holds them (the reference ran with them).
+enum class TrainingFlags { Eval, AsInCase };
+
+// The case's graph as the forward of a fresh module: lifted inputs become buffers (tensors) or
+// attributes (scalars such as `training`) holding `values`, read through prim::GetAttr; forward
+// takes the inputs that were not lifted; several outputs become one tuple (`packed` says so).
+torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c10::IValue>& values, bool& packed,
+                                  TrainingFlags flags = TrainingFlags::Eval);
 
 }  // namespace tsrepro

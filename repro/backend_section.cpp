@@ -65,4 +65,11 @@ std::string render_backend_section(const SectionRequest& request, const Template
   return fill_template(python ? entry.python_template : entry.cpp_template, values, flags);
 }
 
+std::string forward_input_list(const Case& c) {
+  std::string listed;
+  for (size_t i = 0; i < c.inputs.size(); ++i)
+    if (!c.inputs[i].lifted) listed += (listed.empty() ? "" : ", ") + std::to_string(i);
+  return listed;
+}
+
 }  // namespace tsrepro

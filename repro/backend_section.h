@@ -60,6 +60,10 @@ struct ReproBackend {
   SectionParts (*section)(const SectionRequest&) = nullptr;
 };
 
+// "0, 2": the graph inputs a module's forward takes (those not lifted into its state), for the
+// sections that call a module made of the case (CASE_MODULE) in the IR form.
+std::string forward_input_list(const Case& c);
+
 // The entry of `spec`'s backend. Throws UserError for an unknown backend.
 const ReproBackend& repro_backend(const std::string& spec);
 

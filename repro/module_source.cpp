@@ -15,7 +15,7 @@
 #include <torch/csrc/jit/passes/lower_tuples.h>
 #include <torch/csrc/jit/serialization/python_print.h>
 
-#include "backends/ofi/ofi.h"
+#include "backends/case_module.h"
 #include "repro/reproducer_case.h"
 #include "tsrepro/case.h"
 

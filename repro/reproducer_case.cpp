@@ -6,7 +6,7 @@
 #include <sstream>
 
 #include "backends/inject/section.h"
-#include "backends/ofi/ofi.h"
+#include "backends/case_module.h"
 #include "repro/backend_section.h"
 #include "repro/describe.h"
 #include "runner/case/constant_inputs.h"

@@ -47,7 +47,7 @@ struct ReproModules {
   std::optional<ModuleForm> injected;  // inject faults that edit the graph: Repro with the edit
   std::string ir_form_reason;          // non-empty: the IR form, for this reason
   // The IR form where the reference or the backend freezes (ofi): the module it freezes
-  // (backends/ofi/ofi.h: the graph as forward, the lifted inputs holding the reproducer's input
+  // (backends/case_module.h: the graph as forward, the lifted inputs holding the reproducer's input
   // values), as torch::jit::Module::save writes it. nullopt otherwise (the module form scripts Repro).
   std::optional<std::string> case_module;
 };

@@ -14,6 +14,7 @@ packages=(
   python3-torch           # /usr/bin/python3 with torch: example models, repro.py checks
   python3-torchvision     # the real-model corpus (torchvision.models, random weights, nothing downloaded)
   python3-torchaudio      # the real-model corpus (torchaudio.models, random weights, nothing downloaded)
+  python3-setuptools      # Inductor (backends inductor, aoti) on Debian 13: python3-torch does not pull it in
   pyflakes3               # the Python lint the tests run (ctest -R lint)
   slurm-wlm munge         # tsrepro sweep --executor slurm: its test starts a one-node cluster
   graphviz                # dot: the graphs drawn in the sweep's index.html and beside ISSUE.md

@@ -15,7 +15,7 @@
 #include <torch/csrc/jit/passes/frozen_linear_transpose.h>
 
 #include "backends/builtin.h"
-#include "backends/ofi/ofi.h"
+#include "backends/case_module.h"
 #include "backends/ofi/options.h"
 #include "backends/profiling_executor.h"
 
@@ -23,7 +23,6 @@ namespace tsrepro {
 namespace {
 
 using torch::jit::Graph;
-using torch::jit::Value;
 
 // The frozen forward is a method: it takes the frozen module as %self (freezing may leave reads of
 // it, as for a buffer the module updates in place) and only the user's inputs (the lifted ones are
@@ -59,11 +58,6 @@ class FrozenGraph : public PreparedGraph {
   std::vector<bool> lifted_;
   bool packed_;
 };
-
-// Freezing needs m.eval(), which sets every submodule's `training` to False.
-c10::IValue as_in_eval_mode(const Value* input, const c10::IValue& value) {
-  return is_training_flag(input) ? c10::IValue(false) : value;
-}
 
 class OfiBackend : public Backend {
  public:
@@ -105,44 +99,6 @@ class OfiBackend : public Backend {
 };
 
 }  // namespace
-
-bool is_training_flag(const Value* input) {
-  const std::string& name = input->debugName();
-  const std::string flag = "training";
-  return input->type()->kind() == c10::TypeKind::BoolType && name.size() >= flag.size() &&
-         name.compare(name.size() - flag.size(), flag.size(), flag) == 0;
-}
-
-torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c10::IValue>& values, bool& packed) {
-  torch::jit::Module module(c10::QualifiedName("__torch__.tsrepro.CaseModule"));
-  module.register_attribute("training", c10::BoolType::get(), false);
-  auto graph = input.graph->copy();
-  packed = graph->outputs().size() != 1;
-  if (packed) {
-    std::vector<Value*> outputs(graph->outputs().begin(), graph->outputs().end());
-    Value* tuple = graph->insertNode(graph->createTuple(outputs))->output();
-    while (!graph->outputs().empty()) graph->eraseOutput(0);
-    graph->registerOutput(tuple);
-  }
-  Value* self = graph->insertInput(0, "self");
-  self->setType(module.type());
-  torch::jit::WithInsertPoint at_top(graph->param_node()->next());
-  for (size_t i = input.lifted.size(); i-- > 0;) {
-    if (!input.lifted[i]) continue;
-    const std::string name = "lifted_" + std::to_string(i);
-    if (values.at(i).isTensor())
-      module.register_buffer(name, values.at(i).toTensor());
-    else
-      module.register_attribute(name, graph->inputs()[i + 1]->type(),
-                                as_in_eval_mode(graph->inputs()[i + 1], values.at(i)));
-    graph->inputs()[i + 1]->replaceAllUsesWith(graph->insertGetAttr(self, name));
-    graph->eraseInput(i + 1);
-  }
-  auto* forward = module._ivalue()->compilation_unit()->create_function(
-      c10::QualifiedName(*module.type()->name(), "forward"), graph);
-  module.type()->addMethod(forward);
-  return module;
-}
 
 std::unique_ptr<Backend> make_ofi_backend(const std::string&, const BackendOptions& options) {
   return std::make_unique<OfiBackend>(OfiOptions::from(options));

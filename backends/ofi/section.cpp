@@ -12,10 +12,7 @@ namespace {
 SectionParts ofi_section(const SectionRequest& request) {
   const OfiOptions o = OfiOptions::from(request.options);
   SectionParts parts;
-  std::string forward_inputs;
-  for (size_t i = 0; i < request.c.inputs.size(); ++i)
-    if (!request.c.inputs[i].lifted) forward_inputs += (forward_inputs.empty() ? "" : ", ") + std::to_string(i);
-  parts.values["FORWARD_INPUTS"] = forward_inputs;
+  parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
   parts.values["NUMERICS"] = request.dialect.bool_literal(o.numerics);
   if (o.mkldnn)
     parts.flags.insert("mkldnn");

@@ -18,6 +18,7 @@
 #include "runner/case/torch_save_writer.h"
 #include "runner/case/written_inputs.h"
 #include "tsrepro/error.h"
+#include "tsrepro/foreign_error.h"
 
 using nlohmann::json;
 
@@ -64,6 +65,8 @@ ExceptionInfo unwrap_interpreter_traceback(ExceptionInfo info) {
 ExceptionInfo describe_current_exception() {
   try {
     throw;
+  } catch (const ForeignError& e) {
+    return {e.type(), e.what()};
   } catch (const c10::IndexError& e) {
     return unwrap_interpreter_traceback({"IndexError", e.what_without_backtrace()});
   } catch (const c10::ValueError& e) {
@@ -344,6 +347,9 @@ Verdict judge(const EvalRequest& request, Subject& subject, const PhaseCallback&
   std::unique_ptr<PreparedGraph> prepared;
   try {
     prepared = subject.prepare(*tested, fresh_inputs(inputs, policy));
+  } catch (const UserError&) {  // a graph this backend cannot be given at all (aoti: a non-tensor output)
+    return finish(invalid_verdict("the backend (" + request.run.backend + ") cannot take " + subject.describe(),
+                                  Phase::Compile));
   } catch (...) {
     return finish(exception_verdict(Phase::Compile));
   }

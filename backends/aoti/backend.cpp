@@ -1,0 +1,129 @@
+// `aoti`: the path a C++ service takes. torch._inductor.aoti_compile_and_package of torch.export's
+// program of the case (the compile server, backends/pt2_program.h), then the package loaded and
+// run here, in the worker, by torch::inductor::AOTIModelPackageLoader. Options: config=KEY=VALUE[;...]
+// and freezing=0|1 (torch._inductor.config, as for inductor: backends/inductor/options.h).
+
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/version.h>
+#if TORCH_VERSION_MAJOR >= 2
+#include <torch/csrc/inductor/aoti_package/model_package_loader.h>
+#endif
+
+#include "backends/builtin.h"
+#include "backends/inductor/options.h"
+#include "backends/pt2_program.h"
+#include "tsrepro/error.h"
+
+namespace tsrepro {
+namespace {
+
+#if TORCH_VERSION_MAJOR >= 2
+// A package's inputs are the tensors among forward's arguments, flattened (export fixed the
+// others as constants); its outputs, the tensors of the module's return value.
+std::vector<at::Tensor> flattened_tensors(const std::vector<c10::IValue>& values) {
+  std::vector<at::Tensor> tensors;
+  for (const c10::IValue& value : values) {
+    if (value.isTensor()) tensors.push_back(value.toTensor());
+    if (value.isTensorList())
+      for (const at::Tensor& t : value.toTensorVector()) tensors.push_back(t);
+    if (value.isTuple()) {
+      const std::vector<at::Tensor> inner = flattened_tensors(value.toTupleRef().elements().vec());
+      tensors.insert(tensors.end(), inner.begin(), inner.end());
+    }
+  }
+  return tensors;
+}
+
+// A type an AOTInductor package can return: a tensor, or tuples of them (returned flat).
+bool holds_only_tensors(const c10::TypePtr& type) {
+  if (type->kind() == c10::TypeKind::TensorType) return true;
+  if (type->kind() != c10::TypeKind::TupleType) return false;
+  for (const c10::TypePtr& element : type->containedTypes())
+    if (!holds_only_tensors(element)) return false;
+  return true;
+}
+
+// The package's flat tensors as a value of `type`, taken from `next` on.
+c10::IValue unflattened(const c10::TypePtr& type, const std::vector<at::Tensor>& flat, size_t& next) {
+  if (type->kind() == c10::TypeKind::TensorType) {
+    if (next >= flat.size()) throw std::runtime_error("the AOTInductor package returned fewer tensors than the case");
+    return flat[next++];
+  }
+  std::vector<c10::IValue> elements;
+  for (const c10::TypePtr& element : type->containedTypes()) elements.push_back(unflattened(element, flat, next));
+  return c10::ivalue::Tuple::create(std::move(elements));
+}
+
+// Every output a tensor or a tuple of them: their types. Else UserError (the evaluation's invalid).
+std::vector<c10::TypePtr> package_output_types(const std::vector<c10::TypePtr>& types, const std::string& what) {
+  for (const c10::TypePtr& type : types)
+    if (!holds_only_tensors(type))
+      throw UserError("--backend aoti: " + what + " returns a " + type->annotation_str() +
+                      "; an AOTInductor package returns tensors only (minify under export or inductor)");
+  return types;
+}
+
+class PackageProgram : public PreparedGraph {
+ public:
+  PackageProgram(Pt2Compilation compilation, std::vector<c10::TypePtr> output_types)
+      : compilation_(std::move(compilation)), output_types_(std::move(output_types)), loader_(compilation_.package) {}
+
+  std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) override {
+    seed_random_generators();
+    const std::vector<at::Tensor> returned =
+        loader_.run(flattened_tensors(forward_inputs(inputs, compilation_.lifted)));
+    std::vector<c10::IValue> outputs;
+    size_t next = 0;
+    for (const c10::TypePtr& type : output_types_) outputs.push_back(unflattened(type, returned, next));
+    return outputs;
+  }
+  std::string executed_graph() const override { return "(the AOTInductor package " + compilation_.package + ")"; }
+
+ private:
+  Pt2Compilation compilation_;
+  std::vector<c10::TypePtr> output_types_;  // the case's outputs (a saved model: forward's one return)
+  torch::inductor::AOTIModelPackageLoader loader_;
+};
+#endif
+
+class AotiBackend : public Backend {
+ public:
+  explicit AotiBackend(BackendOptions server_options) : options_(std::move(server_options)) {}
+  std::string name() const override { return "aoti"; }
+  std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
+#if TORCH_VERSION_MAJOR >= 2
+    std::vector<c10::TypePtr> types;
+    for (const torch::jit::Value* output : input.graph->outputs()) types.push_back(output->type());
+    types = package_output_types(types, "the case");
+    return std::make_unique<PackageProgram>(compile_in_python("aoti", options_, input, sample), types);
+#else
+    (void)input, (void)sample;
+    require_pytorch2("aoti");
+    return nullptr;
+#endif
+  }
+  std::unique_ptr<PreparedGraph> prepare_module(const torch::jit::Module& module,
+                                                const std::vector<c10::IValue>& sample) override {
+#if TORCH_VERSION_MAJOR >= 2
+    const c10::TypePtr returned = module.get_method("forward").function().getSchema().returns().at(0).type();
+    const auto types = package_output_types({returned}, "the model's forward");
+    return std::make_unique<PackageProgram>(compile_in_python("aoti", options_, module, sample), types);
+#else
+    (void)module, (void)sample;
+    require_pytorch2("aoti");
+    return nullptr;
+#endif
+  }
+
+ private:
+  BackendOptions options_;  // as the compile server reads them (InductorOptions::server_options)
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_aoti_backend(const std::string&, const BackendOptions& options) {
+  require_pytorch2("aoti");
+  return std::make_unique<AotiBackend>(InductorOptions::from(options).server_options());
+}
+
+}  // namespace tsrepro

@@ -1,0 +1,10 @@
+def __ROLE__(__PARAMETERS__):  # aoti: aoti_compile_and_package of torch.export's program of the case, then aoti_load_package
+    from torch._export.converter import TS2EPConverter  # it ends in torch.export.export
+    scripted = torch.jit.load(io.BytesIO(CASE_MODULE))  #[!module]
+    inputs = [inputs[i] for i in [__FORWARD_INPUTS__]]  # the graph inputs forward takes  #[!module]
+    scripted = torch.jit.script(Repro().to(__DEVICE__))  #[module]
+    program = TS2EPConverter(scripted, tuple(fresh(inputs))).convert()
+    package = os.path.join(os.path.dirname(os.path.abspath(__file__)), "repro.pt2")  # repro.cpp runs it too
+    torch._inductor.aoti_compile_and_package(program, package_path=package, inductor_configs=__CONFIG__)
+    torch.manual_seed(RUN_SEED)  #[random]
+    return torch._inductor.aoti_load_package(package)(*inputs)

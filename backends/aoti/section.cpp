@@ -1,0 +1,26 @@
+// aoti's section of the reproducers (backends/aoti/repro.py, repro.cpp.in): repro.py exports the
+// case (PyTorch's TorchScript converter), compiles it with aoti_compile_and_package into repro.pt2
+// beside itself and runs it with aoti_load_package; repro.cpp runs that repro.pt2 with
+// torch::inductor::AOTIModelPackageLoader, the way a C++ service does.
+
+#include "backends/inductor/options.h"
+#include "repro/backend_section.h"
+
+namespace tsrepro {
+namespace {
+
+SectionParts aoti_section(const SectionRequest& request) {
+  const InductorOptions o = InductorOptions::from(request.options);
+  SectionParts parts;
+  parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
+  parts.values["CONFIG"] = o.config_dict(request.dialect.string_literal);
+  // repro.cpp: the package loader's header, <fstream> to look for the package, <cstdlib> for std::exit(2)
+  parts.program_flags.insert({"aoti", "files", "abort"});
+  return parts;
+}
+
+}  // namespace
+
+extern const ReproBackend aoti_repro{/*profiles=*/false, /*freezes=*/true, aoti_section};
+
+}  // namespace tsrepro

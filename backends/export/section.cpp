@@ -1,0 +1,21 @@
+// export's section of the reproducers (backends/export/repro.py, repro.cpp.in): PyTorch's
+// TorchScript converter on the scripted Repro (the module form) or the case's module archive (the
+// IR form), then the ExportedProgram's module. repro.cpp cannot call torch.export: it says so.
+
+#include "repro/backend_section.h"
+
+namespace tsrepro {
+namespace {
+
+SectionParts export_section(const SectionRequest& request) {
+  SectionParts parts;
+  parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
+  parts.program_flags.insert("abort");  // repro.cpp: <cstdlib>, for its std::exit(2)
+  return parts;
+}
+
+}  // namespace
+
+extern const ReproBackend export_repro{/*profiles=*/false, /*freezes=*/true, export_section};
+
+}  // namespace tsrepro

@@ -1,0 +1,28 @@
+// inductor's section of the reproducers (backends/inductor/repro.py, repro.cpp.in): the export
+// section's program, then torch.compile with the options of backends/inductor/options.h under
+// torch._inductor.config. repro.cpp cannot call torch.compile: it says so.
+
+#include "backends/inductor/options.h"
+#include "repro/backend_section.h"
+
+namespace tsrepro {
+namespace {
+
+SectionParts inductor_section(const SectionRequest& request) {
+  const InductorOptions o = InductorOptions::from(request.options);
+  SectionParts parts;
+  parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
+  parts.program_flags.insert("abort");  // repro.cpp: <cstdlib>, for its std::exit(2)
+  std::string arguments = "backend=" + request.dialect.string_literal("inductor");
+  if (o.mode != "default") arguments += ", mode=" + request.dialect.string_literal(o.mode);
+  if (o.dynamic != "auto") arguments += std::string(", dynamic=") + (o.dynamic == "1" ? "True" : "False");
+  parts.values["COMPILE_ARGUMENTS"] = arguments;
+  parts.values["CONFIG"] = o.config_dict(request.dialect.string_literal);
+  return parts;
+}
+
+}  // namespace
+
+extern const ReproBackend inductor_repro{/*profiles=*/false, /*freezes=*/true, inductor_section};
+
+}  // namespace tsrepro

@@ -1,0 +1,150 @@
+# The PyTorch 2 compile server: one per tsrepro worker (backends/pt2_program.cpp starts it with
+# `python3 -c` on this file's text, embedded at build time). It turns a case's module (a
+# torch::jit::Module archive the worker saved) into what a TorchScript user moving to PyTorch 2
+# gets: torch.export's ExportedProgram through PyTorch's own TorchScript converter
+# (torch._export.converter.TS2EPConverter, which ends in torch.export.export), then
+#   export:   the ExportedProgram's module, run eagerly;
+#   inductor: torch.compile(that module, backend="inductor"), run twice (the first call compiles);
+#   aoti:     torch._inductor.aoti_compile_and_package of it, a .pt2 the worker loads in C++.
+#
+# Protocol: one JSON object per line, requests on stdin, answers on stdout. What anything else
+# prints (Inductor, the converter) goes to stderr, the worker's log: the server keeps stdout's
+# file for itself and points file descriptor 1 at stderr.
+#   {"op": "compile", "key", "backend", "module", "inputs", "work", "options", "seed"}
+#       -> {"ok": true} or, for aoti, {"ok": true, "package": PATH}
+#   {"op": "run", "key", "inputs", "outputs", "seed"} -> {"ok": true}, outputs torch.save'd
+#   any failure -> {"ok": false, "type": "module.Class", "message": "..."}
+# A compiled program stays here under its key (the worker's hash of graph, backend and options),
+# so a candidate compiled once runs again without compiling.
+
+import ast
+import ctypes
+import json
+import os
+import signal
+import sys
+
+
+def die_with_parent():
+    # The worker may be killed (a timeout, a crash): its server must not outlive it.
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() == 1:
+        sys.exit(0)
+
+
+def inductor_config(options):
+    # torch._inductor.config keys: the "config.KEY" options, each a Python literal
+    # (backends/inductor/options.h checked and wrote them).
+    prefix = "config."
+    return {k[len(prefix):]: ast.literal_eval(v) for k, v in options.items() if k.startswith(prefix)}
+
+
+class Compiled:
+    """torch.compile(module, backend="inductor") under the options' config, compiled by a first call."""
+
+    def __init__(self, module, options, seed, args):
+        import torch
+
+        self.module = module
+        self.config = inductor_config(options)
+        mode = options.get("mode", "default")
+        dynamic = {"0": False, "1": True}.get(options.get("dynamic", "auto"), None)  # auto: torch.compile's default
+        self.compiled = torch.compile(module, backend="inductor", mode=None if mode == "default" else mode,
+                                      dynamic=dynamic)
+        torch.manual_seed(seed)
+        self(*args)  # the first call compiles
+
+    def __call__(self, *inputs):
+        import torch
+
+        with torch._inductor.config.patch(self.config):
+            return self.compiled(*inputs)
+
+
+class Server:
+    def __init__(self):
+        import torch  # after the parent check: importing torch takes seconds
+
+        self.torch = torch
+        self.programs = {}  # key -> (callable, the module's pristine state)
+
+    def exported(self, request, args):
+        from torch._export.converter import TS2EPConverter
+
+        scripted = self.torch.jit.load(request["module"])
+        return TS2EPConverter(scripted, tuple(args)).convert()
+
+    def compile(self, request):
+        torch = self.torch
+        if request["key"] in self.programs:
+            return {"ok": True, **self.programs[request["key"]][2]}
+        args = torch.load(request["inputs"], weights_only=False)
+        options = request["options"]
+        program = self.exported(request, args)
+        answer = {}
+        if request["backend"] == "export":
+            call = program.module()
+        elif request["backend"] == "inductor":
+            call = Compiled(program.module(), options, request["seed"], args)
+        elif request["backend"] == "aoti":
+            path = os.path.join(request["work"], "model.pt2")
+            answer["package"] = torch._inductor.aoti_compile_and_package(
+                program, package_path=path, inductor_configs=inductor_config(options))
+            call = None
+        else:
+            raise ValueError("unknown backend " + request["backend"])
+        module = getattr(call, "module", call)
+        pristine = {k: v.clone() for k, v in module.state_dict().items()} if module is not None else {}
+        self.programs[request["key"]] = (call, pristine, answer)
+        return {"ok": True, **answer}
+
+    def run(self, request):
+        torch = self.torch
+        call, pristine, _ = self.programs[request["key"]]
+        module = getattr(call, "module", call)
+        with torch.no_grad():  # every run starts from the state compiling found (buffers it updates)
+            for name, value in module.state_dict().items():
+                value.copy_(pristine[name])
+        args = torch.load(request["inputs"], weights_only=False)
+        torch.manual_seed(request["seed"])
+        outputs = call(*args)
+        torch.save(plain(outputs), request["outputs"])
+        return {"ok": True}
+
+
+def plain(value):
+    """FX's immutable_list and immutable_dict as the builtins they subclass: what tsrepro's reader
+    of torch.save data knows (a pickled FX class would name a type it has no reason to trust)."""
+    if isinstance(value, tuple):
+        return tuple(plain(v) for v in value)
+    if isinstance(value, list):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def failure(error):
+    kind = type(error)
+    name = kind.__qualname__ if kind.__module__ == "builtins" else kind.__module__ + "." + kind.__qualname__
+    return {"ok": False, "type": name, "message": str(error).strip() or repr(error)}
+
+
+def main():
+    die_with_parent()
+    answers = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)  # what anything prints goes to the worker's log, not into the protocol
+    server = None
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            server = server or Server()
+            answer = getattr(server, request["op"])(request)
+        except Exception as error:  # a compile or run failure: the worker turns it into a verdict
+            answer = failure(error)
+        answers.write(json.dumps(answer) + "\n")
+
+
+if __name__ == "__main__":
+    main()

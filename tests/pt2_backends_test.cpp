@@ -1,0 +1,118 @@
+// The PyTorch 2 backends (issue 43): `export`, `inductor` and `aoti` judge a TorchScript model's case
+// against the same TorchScript reference as every other backend. On a libtorch 1.13 build they
+// refuse with one line (exit 2); on a 2.x build (Debian 13) each runs a small model, a model
+// PyTorch's TorchScript converter refuses fails `export` at compile time with the converter's own
+// words, and that failure minifies to a repro.py that reproduces with the public API. The models
+// are tiny (tests/fixtures/pt2/make_models.py): an Inductor compile still takes seconds.
+
+#include <map>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "tests/support/expectations.h"
+
+namespace tsrepro_test {
+namespace {
+
+bool pytorch2_build() { return tsrepro({"--version"}).out.find("(libtorch 2.") != std::string::npos; }
+
+size_t line_count(const std::string& text) {
+  size_t lines = 0;
+  for (char c : text) lines += c == '\n';
+  return lines;
+}
+
+// The fixture models, made once and imported once for the whole suite.
+class Pt2Backends : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir;
+    made_ = run_cmd(kPython, {source_path("tests/fixtures/pt2/make_models.py"), *dir_ / "models"}, {"", 300});
+    if (made_.exit_code != 0) return;
+    for (const char* name : {"mlp", "loop_sum"})
+      imported_[name] = tsrepro({"import", model(name), "--inputs", model(std::string(name) + ".inputs"), "-o",
+                                 *dir_ / name});
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  void SetUp() override {
+    SKIP_WITHOUT_PYTHON_TORCH();
+    ASSERT_EQ(made_.exit_code, 0) << made_.describe();
+    for (const auto& [name, r] : imported_) ASSERT_EQ(r.exit_code, 0) << name << ": " << r.describe();
+  }
+  static std::string model(const std::string& stem) { return *dir_ / ("models/" + stem + ".pt"); }
+  static std::string case_dir(const std::string& name) { return *dir_ / name; }
+  static std::string tmp(const std::string& name) { return *dir_ / name; }
+
+  static TempDir* dir_;
+  static Result made_;
+  static std::map<std::string, Result> imported_;
+};
+TempDir* Pt2Backends::dir_ = nullptr;
+Result Pt2Backends::made_;
+std::map<std::string, Result> Pt2Backends::imported_;
+
+TEST_F(Pt2Backends, OnLibtorch1EachIsRefusedWithOneLine) {
+  if (pytorch2_build()) GTEST_SKIP() << "a libtorch 2.x build has the PyTorch 2 backends";
+  for (const char* backend : {"export", "inductor", "aoti"}) {
+    const Result r = tsrepro({"run", case_dir("mlp"), "--backend", backend});
+    EXPECT_EQ(r.exit_code, 2) << r.describe();
+    EXPECT_NE(r.err.find("--backend " + std::string(backend) + ": needs PyTorch 2"), std::string::npos)
+        << r.describe();
+    EXPECT_EQ(line_count(r.err), 1u) << r.describe();
+  }
+}
+
+TEST_F(Pt2Backends, ASmallModelPassesUnderEachAndVerifiesAgainstTheSavedModel) {
+  if (!pytorch2_build()) GTEST_SKIP() << "libtorch 1.13: no torch.export, Inductor or AOTInductor";
+  for (const char* backend : {"export", "inductor", "aoti"}) {
+    const Result r = tsrepro({"run", case_dir("mlp"), "--backend", backend, "--json"}, {"", 300});
+    ASSERT_EQ(r.exit_code, 0) << backend << ": " << r.describe();
+    EXPECT_EQ(r.stdout_json().value("status", ""), "pass") << backend << ": " << r.out;
+  }
+  // The saved model through the converter and torch.compile, beside the case.
+  const Result verified = tsrepro({"import", model("mlp"), "--inputs", model("mlp.inputs"), "-o",
+                                   tmp("mlp_verified"), "--verify", "export,inductor,aoti"},
+                                  {"", 300});
+  EXPECT_EQ(verified.exit_code, 0) << verified.describe();
+  EXPECT_NE(verified.out.find("verify inductor: the case is judged as the model is"), std::string::npos)
+      << verified.out;
+}
+
+TEST_F(Pt2Backends, InductorOptionsAreCheckedBeforeAnyCompile) {
+  if (!pytorch2_build()) GTEST_SKIP() << "libtorch 1.13: the backend itself is refused first";
+  const Result bad_config =
+      tsrepro({"run", case_dir("mlp"), "--backend", "inductor", "--backend-opt", "config=freezing"});
+  EXPECT_EQ(bad_config.exit_code, 2) << bad_config.describe();
+  EXPECT_NE(bad_config.err.find("'freezing' is not KEY=VALUE"), std::string::npos) << bad_config.describe();
+  const Result bad_mode = tsrepro({"run", case_dir("mlp"), "--backend", "inductor", "--backend-opt", "mode=fast"});
+  EXPECT_EQ(bad_mode.exit_code, 2) << bad_mode.describe();
+  const Result aoti_mode = tsrepro({"run", case_dir("mlp"), "--backend", "aoti", "--backend-opt", "mode=default"});
+  EXPECT_EQ(aoti_mode.exit_code, 2) << aoti_mode.describe();
+}
+
+TEST_F(Pt2Backends, ALoopTheConverterRefusesIsAnExportCompileErrorThatMinifiesAndReproduces) {
+  if (!pytorch2_build()) GTEST_SKIP() << "libtorch 1.13: no torch.export";
+  const Result r = tsrepro({"run", case_dir("loop_sum"), "--backend", "export", "--json"}, {"", 300});
+  ASSERT_EQ(r.exit_code, 1) << r.describe();
+  const json verdict = r.stdout_json();
+  EXPECT_EQ(verdict.value("status", ""), "exception") << r.out;
+  EXPECT_EQ(verdict.value("phase", ""), "compile") << r.out;
+  // The converter's own words (the signature masks the digit of "TS2EP", as it masks every number).
+  EXPECT_NE(verdict.value("signature", "").find("Converter failed for node prim::Loop"), std::string::npos) << r.out;
+
+  const Result minified =
+      tsrepro({"minify", case_dir("loop_sum"), "--backend", "export", "-o", tmp("loop_min"), "--json"}, {"", 600});
+  ASSERT_EQ(minified.exit_code, 0) << minified.describe();
+  const json summary = minified.stdout_json();
+  EXPECT_LT(summary.value("final_nodes", 99), summary.value("original_nodes", 0)) << minified.out;
+  EXPECT_EQ(summary.value("signature", ""), verdict.value("signature", "")) << minified.out;
+  const Result repro = run_cmd(kPython, {summary.value("repro_dir", "") + "/repro.py"}, {"", 300});
+  EXPECT_EQ(repro.exit_code, 1) << repro.describe();
+}
+
+}  // namespace
+}  // namespace tsrepro_test
