@@ -52,4 +52,11 @@ torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c
   return module;
 }
 
+std::vector<c10::IValue> forward_inputs(const std::vector<c10::IValue>& inputs, const std::vector<bool>& lifted) {
+  std::vector<c10::IValue> kept;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (i >= lifted.size() || !lifted[i]) kept.push_back(inputs[i]);
+  return kept;
+}
+
 }  // namespace tsrepro

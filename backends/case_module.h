@@ -25,4 +25,7 @@ enum class TrainingFlags { Eval, AsInCase };
 torch::jit::Module module_of_case(const BackendInput& input, const std::vector<c10::IValue>& values, bool& packed,
                                   TrainingFlags flags = TrainingFlags::Eval);
 
+// The values that module's forward takes: the inputs that were not lifted into its state.
+std::vector<c10::IValue> forward_inputs(const std::vector<c10::IValue>& inputs, const std::vector<bool>& lifted);
+
 }  // namespace tsrepro

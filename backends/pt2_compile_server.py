@@ -62,12 +62,21 @@ class Compiled:
             return self.compiled(*inputs)
 
 
+class Program:
+    """A compiled case: what a run calls (None for aoti: the worker runs the package), the module
+    whose state every run starts from as compiling found it, and the compile's answer."""
+
+    def __init__(self, call, module, answer):
+        self.call, self.module, self.answer = call, module, answer
+        self.pristine = {k: v.clone() for k, v in module.state_dict().items()} if module is not None else {}
+
+
 class Server:
     def __init__(self):
         import torch  # after the parent check: importing torch takes seconds
 
         self.torch = torch
-        self.programs = {}  # key -> (callable, the module's pristine state)
+        self.programs = {}  # key -> Program
 
     def exported(self, request, args):
         from torch._export.converter import TS2EPConverter
@@ -78,37 +87,35 @@ class Server:
     def compile(self, request):
         torch = self.torch
         if request["key"] in self.programs:
-            return {"ok": True, **self.programs[request["key"]][2]}
+            return {"ok": True, **self.programs[request["key"]].answer}
         args = torch.load(request["inputs"], weights_only=False)
         options = request["options"]
         program = self.exported(request, args)
-        answer = {}
         if request["backend"] == "export":
-            call = program.module()
+            module = program.module()
+            compiled = Program(module, module, {})
         elif request["backend"] == "inductor":
             call = Compiled(program.module(), options, request["seed"], args)
+            compiled = Program(call, call.module, {})
         elif request["backend"] == "aoti":
             path = os.path.join(request["work"], "model.pt2")
-            answer["package"] = torch._inductor.aoti_compile_and_package(
+            package = torch._inductor.aoti_compile_and_package(
                 program, package_path=path, inductor_configs=inductor_config(options))
-            call = None
+            compiled = Program(None, None, {"package": package})
         else:
             raise ValueError("unknown backend " + request["backend"])
-        module = getattr(call, "module", call)
-        pristine = {k: v.clone() for k, v in module.state_dict().items()} if module is not None else {}
-        self.programs[request["key"]] = (call, pristine, answer)
-        return {"ok": True, **answer}
+        self.programs[request["key"]] = compiled
+        return {"ok": True, **compiled.answer}
 
     def run(self, request):
         torch = self.torch
-        call, pristine, _ = self.programs[request["key"]]
-        module = getattr(call, "module", call)
+        program = self.programs[request["key"]]
         with torch.no_grad():  # every run starts from the state compiling found (buffers it updates)
-            for name, value in module.state_dict().items():
-                value.copy_(pristine[name])
+            for name, value in program.module.state_dict().items():
+                value.copy_(program.pristine[name])
         args = torch.load(request["inputs"], weights_only=False)
         torch.manual_seed(request["seed"])
-        outputs = call(*args)
+        outputs = program.call(*args)
         torch.save(plain(outputs), request["outputs"])
         return {"ok": True}
 

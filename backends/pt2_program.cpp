@@ -155,13 +155,6 @@ void require_pytorch2(const std::string& backend) {
 #endif
 }
 
-std::vector<c10::IValue> forward_inputs(const std::vector<c10::IValue>& inputs, const std::vector<bool>& lifted) {
-  std::vector<c10::IValue> kept;
-  for (size_t i = 0; i < inputs.size(); ++i)
-    if (i >= lifted.size() || !lifted[i]) kept.push_back(inputs[i]);
-  return kept;
-}
-
 std::vector<c10::IValue> graph_outputs(const c10::IValue& returned, bool packed) {
   if (!packed) return {returned};
   if (returned.isTuple()) return returned.toTupleRef().elements().vec();

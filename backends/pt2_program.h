@@ -39,9 +39,6 @@ Pt2Compilation compile_in_python(const std::string& backend, const BackendOption
 // A compilation the server itself runs (export, inductor): run() sends it the forward inputs.
 std::unique_ptr<PreparedGraph> run_in_python(Pt2Compilation compilation);
 
-// The inputs a module's forward takes: those that were not lifted into its state.
-std::vector<c10::IValue> forward_inputs(const std::vector<c10::IValue>& inputs, const std::vector<bool>& lifted);
-
 // A module's return value as the graph's outputs: a tuple's elements where it packed several.
 std::vector<c10::IValue> graph_outputs(const c10::IValue& returned, bool packed);
 

@@ -10,6 +10,7 @@
 #endif
 
 #include "backends/builtin.h"
+#include "backends/case_module.h"
 #include "backends/inductor/options.h"
 #include "backends/pt2_program.h"
 #include "tsrepro/error.h"

@@ -39,8 +39,7 @@ class FrozenGraph : public PreparedGraph {
                                                 const std::vector<c10::IValue>& inputs,
                                                 const std::vector<bool>& lifted) {
     std::vector<c10::IValue> kept{frozen._ivalue()};
-    for (size_t i = 0; i < inputs.size(); ++i)
-      if (i >= lifted.size() || !lifted[i]) kept.push_back(inputs[i]);
+    for (c10::IValue& value : forward_inputs(inputs, lifted)) kept.push_back(std::move(value));
     return kept;
   }
 
