@@ -75,6 +75,14 @@ std::string seconds_text(double seconds) {
   return s.str();
 }
 
+// "   compile 8.1 s/query (last 7.9 s)": what the tested backend's compile costs a query, where the
+// worker measured it (an Inductor compile is most of a query).
+std::string compile_text(const MinifyStats& stats) {
+  if (stats.compile_ms_median <= 0) return "";
+  return "   compile " + seconds_text(stats.compile_ms_median / 1000) + "/query (last " +
+         seconds_text(stats.compile_ms_last / 1000) + ")";
+}
+
 // Keeps every state the minifier accepts on disk as a checkpoint, so that a killed run loses
 // nothing, then hands the event on to `next` (the console).
 class CheckpointingObserver : public MinifyObserver {
@@ -147,14 +155,14 @@ class ConsoleObserver : public MinifyObserver {
     steps_ << std::left << std::setw(22) << step.pass << std::right << std::setw(6) << step.nodes_before << " -> "
            << std::setw(5) << std::left << step.nodes_after << std::right << " nodes   queries "
            << earlier_.queries + step.stats.queries << "   " << seconds_text(earlier_.seconds + step.stats.seconds)
-           << std::endl;
+           << compile_text(step.stats) << std::endl;
   }
 
   void on_query(const std::string& pass, const MinifyStats& stats, size_t nodes) override {
     if (!live_) return;
-    std::fprintf(stderr, "\r\033[K  %s: %zu nodes, %zu queries, %zu cached, %.1f s", pass.c_str(), nodes,
+    std::fprintf(stderr, "\r\033[K  %s: %zu nodes, %zu queries, %zu cached, %.1f s%s", pass.c_str(), nodes,
                  earlier_.queries + stats.queries, earlier_.cache_hits + stats.cache_hits,
-                 earlier_.seconds + stats.seconds);
+                 earlier_.seconds + stats.seconds, compile_text(stats).c_str());
     std::fflush(stderr);
     line_shown_ = true;
   }
@@ -254,6 +262,8 @@ nlohmann::json summary_json(const MinifyResult& r, const EarlierProgress& earlie
           {"seconds", earlier.seconds + r.stats.seconds},
           {"query_ms_median", r.stats.query_ms_median},
           {"query_overhead_ms_median", r.stats.query_overhead_ms_median},
+          {"compile_ms_median", r.stats.compile_ms_median},
+          {"stored_outcomes", r.stats.stored_outcomes},
           {"peak_rss_mib", own_peak_rss_mib()},
           {"kind", f.status_text()},
           {"signature", f.signature},
@@ -270,8 +280,15 @@ void print_summary(const nlohmann::json& s, const std::string& out_dir) {
             << (s["one_minimal"].get<bool>() ? " (1-minimal: cutting any one node loses the failure)"
                                              : " (not 1-minimal)")
             << "\n"
-            << "queries:   " << s["queries"] << " run, " << s["cache_hits"] << " cache hits, "
-            << seconds_text(s["seconds"].get<double>()) << "\n"
+            << "queries:   " << s["queries"] << " run, " << s["cache_hits"] << " cache hits"
+            << (s["stored_outcomes"].get<size_t>() > 0 ? " (" + std::to_string(s["stored_outcomes"].get<size_t>()) +
+                                                             " outcomes known from the run resumed, in outcomes.tsv)"
+                                                       : std::string())
+            << ", " << seconds_text(s["seconds"].get<double>())
+            << (s["compile_ms_median"].get<double>() > 0
+                    ? ", the backend's compile " + seconds_text(s["compile_ms_median"].get<double>() / 1000) + "/query"
+                    : std::string())
+            << "\n"
             << "failure:   " << s["signature"].get<std::string>() << "\n";
   for (const nlohmann::json& o : s["final_node_origins"]) {
     std::cout << "from:      " << o["kind"].get<std::string>();
@@ -343,6 +360,7 @@ int minify_command(const MinifyCliOptions& o, const std::string& command_line) {
   }
 
   if (start.values) options.inputs_file = (checkpoint ? *checkpoint : o.case_dir) + "/inputs.pt";
+  options.outcomes_file = out_dir + "/outcomes.tsv";
   CheckpointWriter writer(out_dir, repro_settings_for(options, command_line));
   ConsoleObserver console(o.json ? std::cerr : std::cout, earlier, checkpoint.has_value());
   CheckpointingObserver observer(writer, console, earlier, checkpoint.has_value(), original, o.case_dir);
@@ -352,6 +370,7 @@ int minify_command(const MinifyCliOptions& o, const std::string& command_line) {
     std::error_code ec;
     if (checkpoint || !fs::is_empty(out_dir + "/checkpoints", ec) || ec) return;
     remove_tree(out_dir + "/checkpoints");
+    fs::remove(options.outcomes_file, ec);
     ::rmdir(out_dir.c_str());
   };
   MinifyResult result;

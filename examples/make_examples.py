@@ -219,8 +219,13 @@ class ControlFlow(nn.Module):
             y = x * self.scale
         else:
             y = x - self.scale
+        # y is read once per iteration: libtorch 2.6's jit unrolls the loop 8 times into one NNC
+        # kernel and inlines each step into the next, so a body reading y twice (it did:
+        # tanh(y + 0.5 * relu(y))) makes an expression of 2^8 copies, which NNC's simplifier
+        # took 30-47 s to compile on this 2x3 input (2026-11-28); relu(y), a select that reads y
+        # twice, still took 7 s.
         for i in range(n):
-            y = torch.tanh(y + 0.5 * torch.relu(y)) + float(i) * 0.1
+            y = torch.tanh(y) * 0.9 + float(i) * 0.1
         return y
 
 

@@ -11,6 +11,7 @@
 #include <spdlog/spdlog.h>
 #include <torch/script.h>
 
+#include "minifier/content_hash.h"
 #include "minifier/pass.h"
 #include "runner/file_util.h"
 #include "runner/case/inputs.h"
@@ -186,6 +187,18 @@ Case initial_state(const Case& original, const MinifyOptions& options) {
   return with_copy_numbering(normalize(normalized) ? normalized : state);
 }
 
+// How a candidate's outcome was decided, as one word for the outcome store: a stored outcome is
+// reused only by a run that judges the same way (the whole RunSpec, the kind of interest, the
+// failure kept).
+std::string judging_of(const MinifyOptions& options, const ExpectedFailure& kept) {
+  const std::string text = run_spec_to_json(options.run).dump() + '\n' +
+                           std::to_string(static_cast<int>(options.interest)) + '\n' + options.check_str + '\n' +
+                           options.test_command + '\n' + kept.status_text() + '\n' + kept.signature;
+  uint64_t h = kContentHashSeed;
+  content_hash_update(h, text.data(), text.size());
+  return std::to_string(h);
+}
+
 }  // namespace
 
 MinifyResult minify(const Case& original, const MinifyOptions& options, MinifyObserver& observer) {
@@ -211,6 +224,8 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
     result.original_verdict = oracle.check_original(state);
   }
   state.expected = oracle.expected();
+  if (!options.outcomes_file.empty())
+    oracle.keep_outcomes_in(options.outcomes_file, judging_of(options, oracle.expected()));
   observer.on_start(state, result.original_verdict);
 
   PassContext ctx(oracle, state, observer, result.steps, offload.path());

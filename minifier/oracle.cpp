@@ -70,23 +70,37 @@ Verdict Oracle::check_original(const Case& original) {
   return verdict;
 }
 
-void Oracle::record_queries(const std::vector<double>& latencies_ms, const std::vector<double>& compute_ms) {
+void Oracle::keep_outcomes_in(const std::string& path, const std::string& judging) {
+  store_ = std::make_unique<OutcomeStore>(path, judging);
+  cache_.insert(store_->stored().begin(), store_->stored().end());
+  stats_.stored_outcomes = store_->stored().size();
+}
+
+void Oracle::record_queries(const std::vector<double>& latencies_ms, const std::vector<QueryCost>& costs) {
   stats_.queries += latencies_ms.size();
   query_ms_.insert(query_ms_.end(), latencies_ms.begin(), latencies_ms.end());
   // Only queries whose compute is known (a crash or a --test command has none) say what the
-  // overhead is.
-  for (size_t i = 0; i < latencies_ms.size(); ++i)
-    if (compute_ms[i] > 0) overhead_ms_.push_back(std::max(0.0, latencies_ms[i] - compute_ms[i]));
+  // overhead is; only those that reached the backend's compile say what it costs.
+  for (size_t i = 0; i < latencies_ms.size(); ++i) {
+    const double compute_ms = costs[i].compute_seconds * 1000, compile_ms = costs[i].compile_seconds * 1000;
+    if (compute_ms > 0) overhead_ms_.push_back(std::max(0.0, latencies_ms[i] - compute_ms));
+    if (compile_ms > 0) {
+      compile_ms_.push_back(compile_ms);
+      stats_.compile_ms_last = compile_ms;
+    }
+  }
   stats_.seconds = now_seconds() - started_;
   stats_.query_ms_median = median(query_ms_);
   stats_.query_overhead_ms_median = median(overhead_ms_);
+  stats_.compile_ms_median = median(compile_ms_);
   observer_.on_query(pass_, stats_, nodes_);
 }
 
 std::optional<Verdict> Oracle::verdict_of(const Case& candidate) {
   const double started = now_seconds();
   std::optional<Verdict> verdict = test_.verdict_of(candidate);
-  if (verdict) record_queries({(now_seconds() - started) * 1000}, {verdict->compute_seconds * 1000});
+  if (verdict)
+    record_queries({(now_seconds() - started) * 1000}, {{verdict->compute_seconds, verdict->compile_seconds}});
   return verdict;
 }
 
@@ -113,15 +127,19 @@ std::optional<size_t> Oracle::first_interesting(const std::vector<Case>& candida
           std::async(policy, [this, &candidates, i, slot] { return test_.interesting(candidates[i], slot); });
       ++slot;
     }
-    std::vector<double> latencies_ms, compute_ms;
+    std::vector<double> latencies_ms;
+    std::vector<QueryCost> costs;
+    std::vector<std::pair<std::string, bool>> answered;
     for (size_t i = start, slot_of_i = 0; i < end; ++i) {
       if (outcomes[i - start]) continue;
       outcomes[i - start] = running[i - start].get();
       latencies_ms.push_back((now_seconds() - window_started) * 1000);
-      compute_ms.push_back(test_.compute_seconds(slot_of_i++) * 1000);
+      costs.push_back(test_.cost(slot_of_i++));
       cache_[keys[i - start]] = *outcomes[i - start];
+      answered.emplace_back(keys[i - start], *outcomes[i - start]);
     }
-    record_queries(latencies_ms, compute_ms);
+    if (store_) store_->append(answered);
+    record_queries(latencies_ms, costs);
     for (size_t i = start; i < end; ++i)
       if (*outcomes[i - start]) return i;
   }

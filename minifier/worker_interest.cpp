@@ -33,6 +33,8 @@ uint64_t content_hash(const std::vector<char>& bytes) {
   return h;
 }
 
+QueryCost cost_of(const Verdict& verdict) { return {verdict.compute_seconds, verdict.compile_seconds}; }
+
 }  // namespace
 
 std::unique_ptr<InterestTest> make_worker_interest(const MinifyOptions& options) {
@@ -44,7 +46,7 @@ WorkerInterest::WorkerInterest(const MinifyOptions& options, const std::string& 
   if (options_.interest == Interest::CheckStr) check_regex_ = std::regex(options_.check_str);
   scratch_ = ScratchDirectory::temporary("tsrepro-minify");
   for (int i = 0; i < std::max(1, options_.jobs); ++i) runners_.push_back(std::make_unique<RunnerProcess>(runner_path));
-  compute_seconds_.assign(runners_.size(), 0.0);
+  costs_.assign(runners_.size(), QueryCost{});
 }
 
 WorkerInterest::~WorkerInterest() = default;
@@ -99,7 +101,7 @@ EvalRequest WorkerInterest::request_for(const Case& candidate) {
 
 Verdict WorkerInterest::run_in_worker(const Case& candidate, size_t slot) {
   Verdict verdict = runners_[slot]->evaluate(request_for(candidate));
-  compute_seconds_[slot] = verdict.compute_seconds;
+  costs_[slot] = cost_of(verdict);
   spdlog::debug("candidate: {} {}", status_name(verdict.status), verdict.signature);
   return verdict;
 }
@@ -128,7 +130,7 @@ Verdict WorkerInterest::check_original(const Case& original) {
       },
       /*stop_when_decided=*/false);
   const Verdict& verdict = series.verdict;
-  compute_seconds_[0] = verdict.compute_seconds;
+  costs_[0] = cost_of(verdict);
   expected_ = {options_.run, verdict.status, verdict.signature};
   expected_.run.fake_inputs = false;  // the minifier's states carry the values it started from
   expected_.runs = series.runs;
@@ -146,13 +148,13 @@ Verdict WorkerInterest::check_original(const Case& original) {
 
 bool WorkerInterest::interesting(const Case& candidate, size_t slot) {
   if (options_.interest == Interest::TestCommand) {
-    compute_seconds_[slot] = 0;  // the user's command: no split of its time is known
+    costs_[slot] = {};  // the user's command: no split of its time is known
     return run_test_command(candidate);
   }
   const RepeatedVerdict series = evaluate_repeatedly(
       *runners_[slot], request_for(candidate), [&](const Verdict& v) { return judged_interesting(v); },
       /*stop_when_decided=*/true);
-  compute_seconds_[slot] = series.verdict.compute_seconds;
+  costs_[slot] = cost_of(series.verdict);
   return series.failing(options_.run);
 }
 

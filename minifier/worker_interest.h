@@ -30,7 +30,7 @@ class WorkerInterest : public InterestTest {
   void expect(const ExpectedFailure& failure) override { expected_ = failure; }
   const ExpectedFailure& expected() const override { return expected_; }
   bool interesting(const Case& candidate, size_t slot) override;
-  double compute_seconds(size_t slot) const override { return compute_seconds_[slot]; }
+  QueryCost cost(size_t slot) const override { return costs_[slot]; }
   // Their tensors become "FILE#I" entries of EvalRequest::input_files.
   void values_read_from(const std::string& file, const std::vector<c10::IValue>& values) override;
   std::optional<Verdict> verdict_of(const Case& candidate) override;
@@ -52,7 +52,7 @@ class WorkerInterest : public InterestTest {
   ScratchDirectory scratch_;              // the candidates' case directories and offloaded values
   std::atomic<size_t> serial_{0};         // names each candidate's scratch files; slots run in threads
   TensorMemo<std::string> tensor_files_;  // the file each tensor was written to
-  std::vector<double> compute_seconds_;   // per slot: the last verdict's compute_seconds
+  std::vector<QueryCost> costs_;          // per slot: the last verdict's compute and compile seconds
 };
 
 }  // namespace tsrepro

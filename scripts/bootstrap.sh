@@ -16,11 +16,17 @@ packages=(
   python3-torchaudio      # the real-model corpus (torchaudio.models, random weights, nothing downloaded)
   python3-setuptools      # Inductor (backends inductor, aoti) on Debian 13: python3-torch does not pull it in
   pyflakes3               # the Python lint the tests run (ctest -R lint)
-  slurm-wlm munge         # tsrepro sweep --executor slurm: its test starts a one-node cluster
   graphviz                # dot: the graphs drawn in the sweep's index.html and beside ISSUE.md
-  chromium                # the sweep page's test loads it in a real headless browser
-  clang libclang-rt-dev   # scripts/fuzz.sh: the fuzz targets under libFuzzer + AddressSanitizer
 )
+# For tests whose subject does not depend on libtorch, and for fuzzing: a run that skips those
+# (TSREPRO_TEST_SKIP_LIBTORCH_INDEPENDENT=1, scripts/test-debian13.sh's) does without them.
+if [ "${TSREPRO_TEST_SKIP_LIBTORCH_INDEPENDENT:-}" != 1 ]; then
+  packages+=(
+    slurm-wlm munge         # tsrepro sweep --executor slurm: its test starts a one-node cluster
+    chromium                # the sweep page's test loads it in a real headless browser
+    clang libclang-rt-dev   # scripts/fuzz.sh: the fuzz targets under libFuzzer + AddressSanitizer
+  )
+fi
 
 missing=()
 for p in "${packages[@]}"; do

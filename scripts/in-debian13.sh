@@ -81,5 +81,6 @@ unshare --mount --propagation private bash -euc '
   mount --rbind /dev "$root/dev"
   exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin CI="${CI:-}" TSREPRO_BUILD_DIR=/tsrepro/build \
+    TSREPRO_TEST_SKIP_LIBTORCH_INDEPENDENT="${TSREPRO_TEST_SKIP_LIBTORCH_INDEPENDENT:-}" \
     bash -c "cd /tsrepro/src && exec \"\$@\"" in-debian13 "$@"
 ' in-debian13 "$root" "$@"

@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -728,6 +729,53 @@ TEST(Engine, RepeatedCandidatesAreAnsweredFromTheCache) {
     return has_op("aten::relu")(s);
   });
   EXPECT_EQ(calls.load(), r.stats.queries);  // every query reached the predicate once
+}
+
+// The outcome store (MinifyOptions::outcomes_file): a second minify judged the same way asks the
+// predicate nothing but its sanity run; one judged otherwise starts the store anew; a line a kill
+// cut short is ignored.
+TEST(Engine, ARunJudgedTheSameWayAnswersFromTheStoredOutcomes) {
+  testing::TempDir dir;
+  const Case c = case_from_ir(kChain, {at::randn({4})});
+  MinifyOptions options;
+  options.outcomes_file = dir / "outcomes.tsv";
+  auto minify_counting = [&](const MinifyOptions& o, size_t& calls) {
+    MinifyObserver quiet;
+    PredicateInterest interest(
+        [&](const Case& s) {
+          ++calls;
+          return has_op("aten::relu")(s);
+        },
+        1);
+    return minify(c, o, interest, quiet);
+  };
+  size_t first_calls = 0, second_calls = 0, other_calls = 0, cut_calls = 0;
+  const MinifyResult first = minify_counting(options, first_calls);
+  ASSERT_GT(first.stats.queries, 3u);
+  EXPECT_EQ(first.stats.stored_outcomes, 0u);
+
+  const MinifyResult second = minify_counting(options, second_calls);
+  EXPECT_EQ(second_calls, 1u) << "only the sanity run, which is never cached";
+  EXPECT_EQ(second.stats.queries, 1u);
+  EXPECT_GT(second.stats.stored_outcomes, 3u);
+  EXPECT_EQ(graph_to_ir(*second.minimized.graph), graph_to_ir(*first.minimized.graph));
+
+  MinifyOptions judged_otherwise = options;
+  judged_otherwise.run.seed = options.run.seed + 1;
+  const MinifyResult other = minify_counting(judged_otherwise, other_calls);
+  EXPECT_EQ(other_calls, first_calls);
+  EXPECT_EQ(other.stats.stored_outcomes, 0u);
+
+  // The store now holds the seed+1 run's outcomes; cut its last line short as a kill would.
+  std::string text = testing::read_text(options.outcomes_file);
+  ASSERT_GT(text.size(), 4u);
+  text.resize(text.size() - 3);
+  std::ofstream(options.outcomes_file, std::ios::trunc) << text;
+  const MinifyResult cut = minify_counting(judged_otherwise, cut_calls);
+  EXPECT_EQ(cut_calls, 2u) << "the sanity run and the one candidate whose line was cut";
+  EXPECT_EQ(cut.stats.stored_outcomes, other.stats.queries - 2);  // all but the sanity run and the cut one
+  const std::string after = testing::read_text(options.outcomes_file);
+  EXPECT_EQ(after.find(text + "\n"), 0u) << "the cut line is ended before new outcomes are appended";
 }
 
 }  // namespace

@@ -176,6 +176,7 @@ TEST(MinifyCli, BadFlagsAreRefusedBeforeAnyWork) {
 class MinifyCliFault : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(MinifyCliFault, ShrinksToTheCulpritAndReproPyReproduces) {
+  LIBTORCH_INDEPENDENT_TEST();  // injected faults: the minifier's search, on either line
   const std::string fault = GetParam();
   const std::string backend = "inject:" + fault + "@aten::relu";
   TempDir tmp;
@@ -270,15 +271,15 @@ TEST(MinifyCli, ControlFlowIsFlattenedDownToTheCulprit) {
       tsrepro(import_args(kModels + "control_flow_scripted.pt", kModels + "control_flow_scripted.inputs.pt", case_dir))
           .exit_code,
       0);
-  // aten::relu sits in the prim::Loop's body; the prim::If before it is not needed. inline-blocks
+  // aten::tanh sits in the prim::Loop's body; the prim::If before it is not needed. inline-blocks
   // takes one pass through the body out of the loop, and the cutting passes do the rest.
-  const Result r = tsrepro({"minify", case_dir, "--backend", "inject:runtime-error@aten::relu", "-o", out, "--json"},
+  const Result r = tsrepro({"minify", case_dir, "--backend", "inject:runtime-error@aten::tanh", "-o", out, "--json"},
                            {tmp.path().string(), 600});
   const json s = expect_minified(r);
   ASSERT_EQ(r.exit_code, 0);
   const std::string graph = read_text(out + "/minified/graph.ir");
   EXPECT_EQ(graph.find("prim::Loop"), std::string::npos) << graph;
-  EXPECT_NE(graph.find("aten::relu"), std::string::npos) << graph;
+  EXPECT_NE(graph.find("aten::tanh"), std::string::npos) << graph;
   EXPECT_EQ(graph.find("prim::If"), std::string::npos) << graph;
   EXPECT_EQ(s.value("final_nodes", 0), 1) << graph;
   EXPECT_EQ(compute_nodes_in(graph), s.value("final_nodes", 0u)) << "nested nodes count too";
@@ -579,6 +580,35 @@ TEST(MinifyCli, KilledMinifyResumesToTheSameResult) {
   EXPECT_EQ(read_text(killed + "/minified/graph.ir"), read_text(whole + "/minified/graph.ir"));
   for (const std::string& name : list_dir(fs::path(killed) / "checkpoints"))
     EXPECT_NE(name[0], '.') << "--resume leaves no unfinished write behind";
+  // The killed run's outcomes were kept (outcomes.tsv) and the resumed run answered from them.
+  EXPECT_GT(r.value("stored_outcomes", 0u), 0u) << r.dump();
+}
+
+// A minify resumed after it finished asks no candidate again: it starts from the final checkpoint,
+// whose every candidate the first run asked and kept in outcomes.tsv. Each query's compile time
+// (the tested backend's prepare) is measured and shown in the step lines.
+TEST(MinifyCli, AResumedMinifyAsksNoCandidateTheRunBeforeAsked) {
+  TempDir tmp;
+  const std::string case_dir = import_chain(tmp);
+  const std::string out = tmp / "out";
+  const Args args = {"minify", case_dir, "--backend", "inject:accuracy@aten::relu", "-o", out, "--json"};
+  const Result first_run = tsrepro(args, {tmp.path().string(), 600});
+  const json first = expect_minified(first_run);
+  EXPECT_GT(first.value("compile_ms_median", 0.0), 0.0) << first.dump();
+  EXPECT_NE(first_run.err.find("/query (last "), std::string::npos) << "no compile time in the step lines\n"
+                                                                    << first_run.describe();
+  EXPECT_EQ(first.value("stored_outcomes", 1u), 0u);
+  ASSERT_TRUE(fs::exists(out + "/outcomes.tsv"));
+
+  const std::string final_checkpoint = out + "/checkpoints/" + std::to_string(first.value("final_nodes", 0)) + "_nodes";
+  const json recorded = json::parse(read_text(final_checkpoint + "/case.json"))["provenance"]["minify"];
+  Args resume = args;
+  resume.push_back("--resume");
+  const Result r = tsrepro(resume, {tmp.path().string(), 600});
+  const json again = expect_minified(r);
+  EXPECT_GT(again.value("stored_outcomes", 0u), 0u) << again.dump();
+  EXPECT_EQ(again.value("queries", 0u), recorded.value("queries", 1u)) << "the resumed run ran candidates again";
+  EXPECT_EQ(again.value("final_nodes", 0), first.value("final_nodes", 1));
 }
 
 }  // namespace

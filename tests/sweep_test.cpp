@@ -85,6 +85,7 @@ TEST(SweepCli, TheExampleZooGivesTwoBugsOneOfThemInTwoModels) {
 // index.html in a real browser: Chromium, headless, loads it from disk; its DOM has every bug's
 // row and drawing, and its screenshot is not blank.
 TEST(SweepCli, TheIndexPageRendersEveryBugInAHeadlessBrowser) {
+  LIBTORCH_INDEPENDENT_TEST();
   std::string chromium = run_shell("command -v chromium").output;
   chromium = chromium.substr(0, chromium.find('\n'));
   if (chromium.empty()) GTEST_SKIP() << "Debian's chromium is not installed (scripts/bootstrap.sh installs it)";
@@ -127,6 +128,7 @@ TEST(SweepCli, TheIndexPageRendersEveryBugInAHeadlessBrowser) {
 // rerun gives its rate, the bug is labelled flaky, and its minify keeps candidates that fail once
 // in --repeat runs.
 TEST(SweepCli, AFlakyFailureIsLabelledWithItsRate) {
+  LIBTORCH_INDEPENDENT_TEST();
   TempDir tmp;
   fs::create_directories(tmp / "zoo");
   write_text(tmp / "zoo/zoo.json", json{{"models",
@@ -153,8 +155,10 @@ TEST(SweepCli, AFlakyFailureIsLabelledWithItsRate) {
 }
 
 // Killed midway, the same command goes on: finished jobs are not run again, and the bugs are the
-// same as an uninterrupted sweep's.
+// same as an uninterrupted sweep's. Under nnc alone (the backend both bugs are NNC's): the zoo's
+// four models are four run jobs, enough to kill it after three, at a third of the full sweep's cost.
 TEST(SweepCli, AKilledSweepGoesOnWhereItStopped) {
+  LIBTORCH_INDEPENDENT_TEST();
   TempDir tmp;
   const std::string out = tmp / "out";
   std::atomic<bool> stop_watching{false};
@@ -176,7 +180,8 @@ TEST(SweepCli, AKilledSweepGoesOnWhereItStopped) {
     }
     return false;
   });
-  const Result first = tsrepro({"sweep", kZoo, "-o", out}, {tmp.path().string(), 600});
+  const Args sweep = {"sweep", kZoo, "-o", out, "--backends", "nnc"};
+  const Result first = tsrepro(sweep, {tmp.path().string(), 600});
   stop_watching = true;
   ASSERT_TRUE(killer.get()) << "the sweep ended before it could be killed\n" << first.describe();
   ASSERT_FALSE(first.exited) << first.describe();
@@ -186,7 +191,7 @@ TEST(SweepCli, AKilledSweepGoesOnWhereItStopped) {
     imported[job] = fs::last_write_time(fs::path(out) / "jobs" / "import" / job / "exit_code");
   ASSERT_EQ(imported.size(), 4u);
 
-  const Result resumed = tsrepro({"sweep", kZoo, "-o", out}, {tmp.path().string(), 600});
+  const Result resumed = tsrepro(sweep, {tmp.path().string(), 600});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.describe();
   EXPECT_NE(resumed.err.find("going on"), std::string::npos) << resumed.describe();
   for (const auto& [job, time] : imported)
@@ -217,16 +222,18 @@ class SlurmCluster {
   bool started_ = false, skipped_ = false;
 };
 
-// --executor slurm: each phase is an sbatch --array on a real Slurm, with the same result.
+// --executor slurm: each phase is an sbatch --array on a real Slurm, with the same result (under nnc
+// alone, as the killed sweep: what is tested is the executor, not the backends).
 TEST(SweepCli, TheSlurmExecutorGivesTheSameBugs) {
+  LIBTORCH_INDEPENDENT_TEST();
   TempDir tmp;
   SlurmCluster cluster(tmp / "slurm");
   if (cluster.skipped()) GTEST_SKIP() << "Slurm cannot run here: " << cluster.why_not();
   ASSERT_TRUE(cluster.started()) << cluster.why_not();
   const std::string out = tmp / "out";
-  const Result r =
-      tsrepro({"sweep", kZoo, "-o", out, "--executor", "slurm", "--partition", "sweep", "--time-limit", "10:00"},
-              {tmp.path().string(), 600, {"SLURM_CONF=" + cluster.conf()}});
+  const Result r = tsrepro({"sweep", kZoo, "-o", out, "--backends", "nnc", "--executor", "slurm", "--partition",
+                            "sweep", "--time-limit", "10:00"},
+                           {tmp.path().string(), 600, {"SLURM_CONF=" + cluster.conf()}});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(bug_models(read_sweep(out)), kExpectedGroups);
   // Every phase went through Slurm: its array scripts and the tasks' logs are there.

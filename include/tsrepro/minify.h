@@ -39,6 +39,10 @@ struct MinifyOptions {
   // The torch.save file (a case's inputs.pt) the original case's values were read from, if they
   // were: workers read them there (InterestTest::values_read_from) instead of from new copies.
   std::string inputs_file;
+  // Where every query's outcome is kept for a later --resume of the same minify (its output
+  // directory's outcomes.tsv, minifier/outcome_store.h), so that a resumed run asks no candidate
+  // it already asked. Empty: outcomes are kept in memory only.
+  std::string outcomes_file;
 
   // The one check of the options, before any work: the run spec, --passes, --check-str.
   // Throws UserError naming the flag.
@@ -50,9 +54,14 @@ struct MinifyStats {
   size_t cache_hits = 0;
   double seconds = 0;
   double query_ms_median = 0;  // wall time of one candidate on a worker (write inputs, evaluate)
-  // A query's wall time less the candidate's own compute (InterestTest::compute_seconds):
+  // A query's wall time less the candidate's own compute (QueryCost::compute_seconds):
   // what tsrepro adds per query (graph text, value files, the request, parsing, loading inputs).
   double query_overhead_ms_median = 0;
+  // The tested backend's compile per query (QueryCost::compile_seconds), where it is known: the
+  // median and the last one. An Inductor or AOTInductor compile is most of a query's cost.
+  double compile_ms_median = 0;
+  double compile_ms_last = 0;
+  size_t stored_outcomes = 0;  // outcomes an earlier run of this minify kept (MinifyOptions::outcomes_file)
 };
 
 struct AcceptedStep {
@@ -93,6 +102,12 @@ class NotFailingError : public std::runtime_error {
 // the outcome cache, the windows of candidates tried at once and the statistics; an
 // InterestTest only answers. WorkerInterest runs candidates in tsrepro-runner workers under a
 // RunSpec; PredicateInterest asks a function in this process (tests, fx_minifier-style).
+// Of one query, the seconds the candidate's own work took.
+struct QueryCost {
+  double compute_seconds = 0;  // its reference and backend runs (Verdict::compute_seconds)
+  double compile_seconds = 0;  // of those, the tested backend's compile (Verdict::compile_seconds)
+};
+
 class InterestTest {
  public:
   virtual ~InterestTest() = default;
@@ -107,9 +122,9 @@ class InterestTest {
   // The failure being kept (status Accuracy makes localize-divergence work).
   virtual const ExpectedFailure& expected() const = 0;
   virtual bool interesting(const Case& candidate, size_t slot) = 0;
-  // Of the last interesting() call on `slot`, the seconds the candidate's own work took (its
-  // reference and backend runs); 0 where unknown. Only for the overhead statistic.
-  virtual double compute_seconds(size_t slot) const { return 0; }
+  // Of the last interesting() call on `slot`, what the candidate's own work cost; zeros where
+  // unknown. Only for the statistics and the progress line.
+  virtual QueryCost cost(size_t slot) const { return {}; }
   // The starting case's values were read from `file` (its inputs.pt, a tuple of them): a test
   // that hands values to other processes may name them there instead of writing them again.
   virtual void values_read_from(const std::string& file, const std::vector<c10::IValue>& values) {}

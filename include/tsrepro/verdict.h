@@ -42,6 +42,9 @@ struct Verdict {
   // Of those, the candidate's own work: the reference, the backend's compile and run, the
   // comparison (0 where the worker did not get that far). The rest is tsrepro's overhead.
   double compute_seconds = 0;
+  // Of those, the tested backend's compile (its prepare: an Inductor or AOTInductor compile, NNC's
+  // kernels, the profiling runs of jit): what a query costs where compiling is most of it.
+  double compile_seconds = 0;
 
   bool failed() const { return is_failure(status); }
 };

@@ -102,7 +102,8 @@ json verdict_to_json(const Verdict& v) {
             {"message", v.message},
             {"outputs", outputs},
             {"seconds", v.seconds},
-            {"compute_seconds", v.compute_seconds}};
+            {"compute_seconds", v.compute_seconds},
+            {"compile_seconds", v.compile_seconds}};
   if (!v.backend_graph.empty()) j["backend_graph"] = v.backend_graph;
   return j;
 }
@@ -117,6 +118,7 @@ Verdict verdict_from_json(const json& j) {
   v.backend_graph = j.value("backend_graph", "");
   v.seconds = j.value("seconds", 0.0);
   v.compute_seconds = j.value("compute_seconds", 0.0);
+  v.compile_seconds = j.value("compile_seconds", 0.0);
   return v;
 }
 

@@ -306,12 +306,14 @@ Verdict judge(const EvalRequest& request, Subject& subject, const PhaseCallback&
   const torch::AutoGradMode grad_mode_on(true);
   const auto started = std::chrono::steady_clock::now();
   std::optional<std::chrono::steady_clock::time_point> compute_started;
+  double compile_seconds = 0;  // the tested backend's prepare, once it ended (or raised)
   SideResult ref, res;
   bool ran_reference = false, ran_backend = false;
   auto finish = [&](Verdict v) {
     const auto now = std::chrono::steady_clock::now();
     v.seconds = std::chrono::duration<double>(now - started).count();
     if (compute_started) v.compute_seconds = std::chrono::duration<double>(now - *compute_started).count();
+    v.compile_seconds = compile_seconds;
     write_outputs(request.outputs_path, ran_reference ? &ref : nullptr, ran_backend ? &res : nullptr);
     return v;
   };
@@ -345,12 +347,19 @@ Verdict judge(const EvalRequest& request, Subject& subject, const PhaseCallback&
 
   on_phase(Phase::Compile);
   std::unique_ptr<PreparedGraph> prepared;
+  const auto compile_started = std::chrono::steady_clock::now();
+  auto compile_ended = [&] {
+    compile_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - compile_started).count();
+  };
   try {
     prepared = subject.prepare(*tested, fresh_inputs(inputs, policy));
-  } catch (const UserError&) {  // a graph this backend cannot be given at all (aoti: a non-tensor output)
+    compile_ended();
+  } catch (const UserError&) {
+    compile_ended();  // a graph this backend cannot be given at all (aoti: a non-tensor output)
     return finish(invalid_verdict("the backend (" + request.run.backend + ") cannot take " + subject.describe(),
                                   Phase::Compile));
   } catch (...) {
+    compile_ended();
     return finish(exception_verdict(Phase::Compile));
   }
   on_phase(Phase::Run);

@@ -204,4 +204,9 @@ bool python_torch_required() {
   return required && std::string(required) == "1";
 }
 
+bool skip_libtorch_independent_tests() {
+  const char* skip = std::getenv("TSREPRO_TEST_SKIP_LIBTORCH_INDEPENDENT");
+  return skip && std::string(skip) == "1";
+}
+
 }  // namespace tsrepro_test

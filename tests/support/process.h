@@ -72,4 +72,15 @@ bool python_torch_required();
     GTEST_SKIP() << ::tsrepro_test::kPython << " cannot import torch";                                           \
   }
 
+// A test whose subject is tsrepro's own logic (the sweep's executors and resume, the minifier's
+// search over injected faults, the readers' limits), which libtorch only carries: CI runs it on
+// one libtorch line. scripts/test-debian13.sh sets TSREPRO_TEST_SKIP_LIBTORCH_INDEPENDENT for the
+// second line, to keep CI inside its time; unset it there to run everything.
+bool skip_libtorch_independent_tests();
+#define LIBTORCH_INDEPENDENT_TEST()                                                                    \
+  if (::tsrepro_test::skip_libtorch_independent_tests()) {                                             \
+    GTEST_SKIP() << "its subject does not depend on libtorch: run on the other libtorch line "         \
+                    "(TSREPRO_TEST_SKIP_LIBTORCH_INDEPENDENT is set)";                                 \
+  }
+
 }  // namespace tsrepro_test
