@@ -143,14 +143,7 @@ std::shared_ptr<torch::jit::Graph> graph_with_string_constant(const std::string&
   return graph;
 }
 
-ReproSettings settings_for(const std::string& backend, const std::string& kind, const std::string& signature = "") {
-  ReproSettings s;
-  s.failure.run.backend = backend;
-  if (!kind.empty()) s.failure.status = status_from_name(kind);
-  s.failure.signature = signature;
-  s.command_line = "tsrepro run case --backend " + backend;
-  return s;
-}
+using testing::settings_for;
 
 // The source without its whole-line comments.
 std::string code_lines(const std::string& source) {

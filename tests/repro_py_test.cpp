@@ -43,15 +43,7 @@ using testing::ShellResult;
 using testing::source_path;
 using testing::system_python_has_torch;
 
-ReproSettings settings_for(const std::string& backend, const std::string& expected_kind,
-                           const std::string& expected_signature = "") {
-  ReproSettings s;
-  s.failure.run.backend = backend;
-  if (!expected_kind.empty()) s.failure.status = status_from_name(expected_kind);
-  s.failure.signature = expected_signature;
-  s.command_line = "tsrepro run case --backend " + backend;
-  return s;
-}
+using testing::settings_for;
 
 // Writes the case with its repro.py into `dir` and returns the script's path.
 std::string write_repro(const Case& c, const ReproSettings& settings, const std::string& dir) {

@@ -27,6 +27,16 @@ Case bug_case(const std::string& name) {
   return tsrepro::import_case({dir + "model.pt", "forward", dir + "inputs.pt", ""});
 }
 
+tsrepro::ReproSettings settings_for(const std::string& backend, const std::string& kind,
+                                    const std::string& signature) {
+  tsrepro::ReproSettings s;
+  s.failure.run.backend = backend;
+  if (!kind.empty()) s.failure.status = tsrepro::status_from_name(kind);
+  s.failure.signature = signature;
+  s.command_line = "tsrepro run case --backend " + backend;
+  return s;
+}
+
 Case case_from_ir(const std::string& ir, std::vector<c10::IValue> values) {
   Case c;
   c.graph = tsrepro::graph_from_ir(ir, "test");

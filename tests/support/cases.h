@@ -14,6 +14,7 @@
 #include "tests/support/paths.h"
 #include "tests/support/process.h"
 #include "tsrepro/case.h"
+#include "tsrepro/writer.h"
 
 namespace tsrepro_test {
 
@@ -25,6 +26,11 @@ nlohmann::json example_manifest();
 Case example_case(const std::string& name);
 // A real bug of examples/bugs/NAME/ imported with its inputs.
 Case bug_case(const std::string& name);
+
+// The settings a writer is given for a case that fails (or passes) under `backend`: the expected
+// status by name ("accuracy", "exception", ...; "" keeps the default) and signature.
+tsrepro::ReproSettings settings_for(const std::string& backend, const std::string& kind,
+                                    const std::string& signature = "");
 
 // A case of IR text with these input values (specs made from the values).
 Case case_from_ir(const std::string& ir, std::vector<c10::IValue> values);
