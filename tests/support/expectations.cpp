@@ -7,6 +7,12 @@
 #include <sstream>
 
 #include <algorithm>
+#include <csignal>
+#include <iostream>
+#include <map>
+#include <vector>
+
+#include "tests/support/paths.h"
 
 namespace tsrepro_test {
 
@@ -151,6 +157,59 @@ size_t repro_cpp_code_lines(const std::string& source) {
     ++code;
   }
   return code;
+}
+
+namespace {
+
+// The signal a crash signature names.
+int signal_of(const std::string& signature) {
+  static const std::map<std::string, int> kSignals = {{"crash:SIGSEGV", SIGSEGV}, {"crash:SIGABRT", SIGABRT},
+                                                      {"crash:SIGBUS", SIGBUS},   {"crash:SIGFPE", SIGFPE},
+                                                      {"crash:SIGILL", SIGILL},   {"crash:SIGKILL", SIGKILL}};
+  const auto found = kSignals.find(signature);
+  return found == kSignals.end() ? -1 : found->second;
+}
+
+// tsrepro run's verdict reproduces the recorded failure: same status, and for a crash the same signal.
+bool runner_reproduces(const json& verdict, const json& expected) {
+  const std::string kind = expected.value("status", "");
+  if (verdict.value("status", "") != kind) return false;
+  return kind != "crash" || verdict.value("signature", "") == expected.value("signature", "");
+}
+
+// The short repro.py reproduces: exit 1, or death by the crash's signal (a crash is left to
+// happen), or by SIGALRM for a hang.
+bool repro_reproduces(const Result& r, const json& expected) {
+  if (r.exited) return r.exit_code == 1;
+  const std::string kind = expected.value("status", "");
+  if (kind == "timeout") return r.term_signal == SIGALRM;
+  return kind == "crash" && r.term_signal == signal_of(expected.value("signature", ""));
+}
+
+}  // namespace
+
+size_t expect_repro_py_agrees_on_every_checkpoint(const std::string& out, const std::string& backend,
+                                                   const std::string& timeout, const std::string& scratch) {
+  std::vector<std::string> dirs = {out + "/minified"};
+  for (const std::string& name : list_dir(out + "/checkpoints")) dirs.push_back(out + "/checkpoints/" + name);
+  size_t reproduced = 0, module_form = 0;
+  for (const std::string& dir : dirs) {
+    SCOPED_TRACE(dir);
+    const json expected = read_case_json(dir)["expected_failure"];
+    const Result run = tsrepro({"run", dir, "--backend", backend, "--timeout", timeout, "--json"}, {scratch, 300});
+    const bool runner = runner_reproduces(run.stdout_json(), expected);
+    const Result repro = run_cmd(kPython, {dir + "/repro.py"}, {"", 300});
+    EXPECT_EQ(repro_reproduces(repro, expected), runner) << expected.dump() << "\n" << run.out << repro.describe();
+    reproduced += runner;
+    if (read_text(dir + "/repro.py").find("\nclass Repro(") == std::string::npos) continue;
+    const Result ops = run_cmd(kPython, {kFixtures + "scripted_ops.py", dir + "/repro.py", dir + "/graph.ir"}, {"", 300});
+    EXPECT_EQ(ops.exit_code, 0) << ops.describe();
+    ++module_form;
+  }
+  // Every directory minify writes holds the failure: the agreement is on reproducing.
+  EXPECT_EQ(reproduced, dirs.size());
+  std::cout << out << ": " << dirs.size() << " directories agree, " << module_form << " in the module form\n";
+  return module_form;
 }
 
 }  // namespace tsrepro_test

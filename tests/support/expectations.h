@@ -49,6 +49,14 @@ std::string round_line(const std::string& graph_ir);
 // The one run_<timestamp>-pid_<pid> directory the TSREPRO_AFTER workflow made under `dir`.
 std::string only_run_dir(const std::string& dir);
 
+// Every directory `tsrepro minify` wrote under `out` (minified/ and each checkpoint) holds the
+// failure as `tsrepro run` judges it under `backend`, and its short repro.py, run with stock
+// PyTorch, reaches the same outcome: exit 1, the crash's own signal, or SIGALRM for a hang. Where
+// repro.py is in the module form, Python's torch.jit.script gives the graph's ops back
+// (tests/fixtures/scripted_ops.py). Returns how many directories are in the module form.
+size_t expect_repro_py_agrees_on_every_checkpoint(const std::string& out, const std::string& backend,
+                                                   const std::string& timeout, const std::string& scratch);
+
 // A case imported once and shared read-only by several runs (per test suite where a fixture holds
 // it: under ctest, each test is its own process and imports it again).
 struct SharedCase {
