@@ -21,7 +21,8 @@ std::vector<RealBug> all_real_bugs() {
   for (const nlohmann::json& entry : catalogue.at("bugs")) {
     const std::vector<std::string> lines = entry.at("reproduces_on").get<std::vector<std::string>>();
     bugs.push_back({entry.at("name"), entry.at("backend"), entry.at("kind"), entry.at("op"),
-                    std::find(lines.begin(), lines.end(), torch_line()) != lines.end()});
+                    std::find(lines.begin(), lines.end(), torch_line()) != lines.end(),
+                    entry.value("minified_by_the_tests", true)});
   }
   return bugs;
 }
@@ -32,6 +33,13 @@ std::vector<RealBug> real_bugs_here(const std::string& backend, const std::strin
     if (bug.reproduces_here && (backend.empty() || bug.backend == backend) && (kind.empty() || bug.kind == kind))
       here.push_back(bug);
   return here;
+}
+
+std::vector<RealBug> real_bugs_to_minify() {
+  std::vector<RealBug> minified;
+  for (const RealBug& bug : real_bugs_here())
+    if (bug.minified_by_the_tests) minified.push_back(bug);
+  return minified;
 }
 
 }  // namespace tsrepro_test

@@ -11,10 +11,11 @@ namespace tsrepro_test {
 
 struct RealBug {
   std::string name;     // examples/bugs/<name>/
-  std::string backend;  // nnc, ofi
+  std::string backend;  // nnc, ofi, inductor
   std::string kind;     // accuracy, exception, crash
   std::string op;       // the op at its heart, e.g. aten::round
   bool reproduces_here;
+  bool minified_by_the_tests = true;  // false: checked through its committed repro.py only
 
   std::string dir() const;  // examples/bugs/<name>/ (with the slash)
 };
@@ -28,4 +29,6 @@ std::string torch_line();
 std::vector<RealBug> all_real_bugs();
 // Those that reproduce on this build's libtorch; with `backend` / `kind` given, only those.
 std::vector<RealBug> real_bugs_here(const std::string& backend = "", const std::string& kind = "");
+// Those of real_bugs_here() that the tests minify (bugs.json: minified_by_the_tests).
+std::vector<RealBug> real_bugs_to_minify();
 }  // namespace tsrepro_test

@@ -68,9 +68,9 @@ if __name__ == "__main__":
         ref = leaves([reference(fresh(INPUTS))])  # the reference runs first: it is healthy
         signal.alarm(__TIMEOUT_S__)  # tsrepro counts a slower backend as hung: SIGALRM ends it
         res = leaves([backend(fresh(INPUTS))])  # a crash is left to happen
-    except Exception as error:  # in the reference, the repro cannot run here (exit 2)
+    except Exception as error:  # in the reference, or a backend this PyTorch lacks: cannot run here (exit 2)
         print("%s raised %s: %s" % ("reference" if ref is None else "backend", type(error).__name__, error))
-        sys.exit(2 if ref is None else __EXIT_ON_EXCEPTION__)
+        sys.exit(2 if ref is None or isinstance(error, ImportError) else __EXIT_ON_EXCEPTION__)
     print("the backend ran without failing (expected: %s)" % __EXPECTED__)  #[!accuracy]
     sys.exit(0)  #[!accuracy]
     try:  # an fp64 reference excuses results that are merely noisy (dtype-specific graphs have none)  #[fp64]
