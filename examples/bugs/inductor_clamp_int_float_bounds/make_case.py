@@ -22,7 +22,6 @@ if os.environ.get("PYTHONHASHSEED") != "0":  # byte-identical .pt files from run
 
 import torch
 import torch.nn as nn
-import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 D = 8
