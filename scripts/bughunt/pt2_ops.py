@@ -16,7 +16,9 @@ a probe that disagrees alone becomes a model in examples/bugs/ and is minified b
 import argparse
 import json
 import math
+import os
 import sys
+import tempfile
 
 import torch
 
@@ -32,7 +34,7 @@ DIV = torch.tensor([3, -3, 2, -2, 1, -1, 7, -7, 5, -5, 3, -3, 2, -2, 1, -1, 7, -
 FDIV = torch.tensor([3.0, -3.0, 0.0, -0.0, 2.0, float("inf"), float("nan"), 0.5, -0.5, 1.0,
                      3.0, -3.0, 0.0, -0.0, 2.0, float("inf"), float("nan"), 0.5, -0.5, 1.0])
 
-# name -> function of no arguments (the tensors above are its inputs through closures of `args`).
+# name -> function of the six tensors above, in the order (F, I64, SHIFT, DIV, FDIV, U8).
 PROBES = {
     "to_uint8_from_float": lambda f, i, s, d, fd, u: f.to(torch.uint8),
     "to_int8_from_float": lambda f, i, s, d, fd, u: f.to(torch.int8),
@@ -155,7 +157,6 @@ def compiled(fn, backend, args):
     ep = torch.export.export(M(), args)
     if backend == "export":
         return ep.module()(*args)
-    import tempfile, os
     from torch._inductor import aoti_compile_and_package, aoti_load_package
     with tempfile.TemporaryDirectory() as d:
         path = aoti_compile_and_package(ep, package_path=os.path.join(d, "m.pt2"))
