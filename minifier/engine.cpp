@@ -126,6 +126,12 @@ void PassContext::accept(Case candidate) {
 
 void PassContext::begin_pass(const std::string& name) { pass_ = name; }
 
+bool PassContext::nodes_last_cut_by_this_pass() const {
+  for (auto step = steps_.rbegin(); step != steps_.rend(); ++step)
+    if (step->nodes_after != step->nodes_before) return step->pass == pass_;
+  return false;
+}
+
 const std::vector<PassInfo>& list_passes() {
   static const std::vector<PassInfo> infos = [] {
     std::vector<PassInfo> out;
@@ -231,6 +237,7 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
   PassContext ctx(oracle, state, observer, result.steps, offload.path());
   for (;;) {
     bool changed = false;
+    const size_t nodes_at_start = count_compute_nodes(*state.graph);
     for (const PassEntry* pass : passes) {
       ctx.begin_pass(pass->name);
       bool pass_changed = false;
@@ -245,7 +252,11 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
       spdlog::info("pass {}: {}", pass->name, pass_changed ? "changed the graph" : "no change");
       changed |= pass_changed;
     }
-    if (changed) continue;
+    // Another round where this one removed nodes. One that changed only inputs, outputs or shapes
+    // goes to the 1-minimality check instead: the node passes would ask again, under another
+    // compile each, what they just asked, and the check's single cuts find what those changes
+    // made removable (its success starts a round).
+    if (changed && count_compute_nodes(*state.graph) < nodes_at_start) continue;
     ctx.begin_pass("one-minimal-check");
     try {
       if (!single_node_cuts_pass(ctx)) {

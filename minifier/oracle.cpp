@@ -3,9 +3,12 @@
 #include <chrono>
 #include <future>
 
+#include <spdlog/spdlog.h>
+#include <torch/csrc/jit/passes/canonicalize.h>
 #include <torch/script.h>
 
 #include "minifier/content_hash.h"
+#include "minifier/graph_edit.h"
 #include "minifier/oracle.h"
 #include "minifier/tensor_memo.h"
 
@@ -45,9 +48,11 @@ void hash_value(uint64_t& h, const c10::IValue& v) {
   }
 }
 
+// Value names do not change a verdict, and two passes reach the same graph under different names
+// (bisect-window's window and truncate-suffix's prefix): the key is the graph renumbered.
 std::string cache_key(const Case& candidate) {
   uint64_t h = kContentHashSeed;
-  const std::string ir = graph_to_ir(*candidate.graph);
+  const std::string ir = graph_to_ir(*torch::jit::Canonicalize(candidate.graph, /*keep_unique_names=*/false));
   hash_bytes(h, ir.data(), ir.size());
   for (const c10::IValue& v : *candidate.values) hash_value(h, v);
   return std::to_string(h) + ":" + std::to_string(ir.size());
@@ -136,6 +141,8 @@ std::optional<size_t> Oracle::first_interesting(const std::vector<Case>& candida
       latencies_ms.push_back((now_seconds() - window_started) * 1000);
       costs.push_back(test_.cost(slot_of_i++));
       cache_[keys[i - start]] = *outcomes[i - start];
+      spdlog::debug("query {} ({}): {} nodes, {}", stats_.queries + latencies_ms.size(), pass_,
+                    cuttable_nodes(*candidates[i].graph).size(), *outcomes[i - start] ? "interesting" : "not interesting");
       answered.emplace_back(keys[i - start], *outcomes[i - start]);
     }
     if (store_) store_->append(answered);

@@ -15,6 +15,15 @@
 
 namespace tsrepro {
 
+// A state of this many cuttable nodes or fewer is left to the 1-minimality check by the passes
+// that search for nodes to cut (bisect-window, truncate-suffix, cut-ranges, cut-nodes): its single
+// cuts, each taking the cut node's feeders with it, are the whole search on so few nodes, and those
+// passes would first spend a query (under Inductor, a compile) on each candidate of their own.
+constexpr size_t kNodesLeftToTheOneMinimalCheck = 3;
+inline bool left_to_the_one_minimal_check(const Case& state) {
+  return cuttable_nodes(*state.graph).size() <= kNodesLeftToTheOneMinimalCheck;
+}
+
 class PassContext {
  public:
   // `offload_dir`: where reference values go (one file each); empty: they stay in memory.
@@ -65,6 +74,10 @@ class PassContext {
   // expose the graph's values: nullopt then.
   std::optional<ReferenceValues> reference_values_for_cuts(const Case& c) const;
   void accept(Case candidate);
+  // Whether the running pass made the state's nodes what they are: the last step that cut nodes
+  // was its own (steps since changed inputs, outputs or shapes only). A pass that runs to its own
+  // fixpoint has nothing to ask of its own output.
+  bool nodes_last_cut_by_this_pass() const;
 
   void begin_pass(const std::string& name);
 

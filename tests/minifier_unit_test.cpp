@@ -297,6 +297,20 @@ TEST(ComputeNodes, ListsOfConstantsAreLiteralsUnlessWritten) {
                                                      "aten::len", "aten::add"}));
 }
 
+// On 3 nodes the searching passes ask nothing: the engine's 1-minimality check cuts each node alone,
+// which is the whole search there. On kChain's 5 they search.
+TEST(SearchingPasses, LeaveAStateOfThreeNodesToTheOneMinimalCheck) {
+  const char* three = "graph(%x : Tensor):\n  %a : Tensor = aten::sin(%x)\n  %b : Tensor = aten::relu(%a)\n"
+                      "  %c : Tensor = aten::tanh(%b)\n  return (%c)\n";
+  for (PassFunction pass : {bisect_window_pass, truncate_suffix_pass, cut_ranges_pass, cut_nodes_pass}) {
+    PassHarness h(case_from_ir(three, {at::randn({4})}), has_op("aten::relu"));
+    EXPECT_FALSE(h.run(pass));
+    EXPECT_EQ(h.queries(), 1u);  // the sanity run only
+  }
+  PassHarness four(case_from_ir(kChain, {at::randn({4})}), has_op("aten::relu"));
+  EXPECT_TRUE(four.run(cut_nodes_pass));
+}
+
 TEST(ShrinkInputs, TriesTheSmallestShapeFirst) {
   PassHarness h(
       case_from_ir("graph(%x : Tensor):\n  %y : Tensor = aten::relu(%x)\n  return (%y)\n", {at::randn({8, 16, 4})}),
@@ -729,6 +743,26 @@ TEST(Engine, RepeatedCandidatesAreAnsweredFromTheCache) {
     return has_op("aten::relu")(s);
   });
   EXPECT_EQ(calls.load(), r.stats.queries);  // every query reached the predicate once
+}
+
+// The outcome cache: a candidate asked again is answered without a query, and so is the same
+// graph under other value names (two passes reach one graph so: bisect-window's window and
+// truncate-suffix's prefix); another constant is another graph.
+TEST(Engine, TheSameGraphUnderOtherNamesIsAnsweredFromTheCache) {
+  const auto relu_then = [](const char* a, const char* b, int64_t constant) {
+    return "graph(%" + std::string(a) + " : Tensor):\n  %k : int = prim::Constant[value=" +
+           std::to_string(constant) + "]()\n  %" + b + " : Tensor = aten::relu(%" + a + ")\n  %out : Tensor = aten::add(%" +
+           b + ", %" + a + ", %k)\n  return (%out)\n";
+  };
+  const at::Tensor x = at::randn({4});
+  PassHarness h(case_from_ir(relu_then("x", "y", 1), {x}), has_op("aten::relu"));
+  const size_t after_sanity = h.queries();
+  EXPECT_TRUE(h.ctx.is_interesting(case_from_ir(relu_then("x", "y", 1), {x})));
+  EXPECT_TRUE(h.ctx.is_interesting(case_from_ir(relu_then("input", "r", 1), {x})));
+  EXPECT_EQ(h.queries() - after_sanity, 1u);
+  EXPECT_EQ(h.oracle.stats().cache_hits, 1u);
+  EXPECT_TRUE(h.ctx.is_interesting(case_from_ir(relu_then("x", "y", 2), {x})));
+  EXPECT_EQ(h.queries() - after_sanity, 2u);
 }
 
 // The outcome store (MinifyOptions::outcomes_file): a second minify judged the same way asks the

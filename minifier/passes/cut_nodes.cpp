@@ -8,6 +8,7 @@
 namespace tsrepro {
 
 bool cut_nodes_pass(PassContext& ctx) {
+  if (left_to_the_one_minimal_check(ctx.state())) return false;
   const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(ctx.state());
   if (!refs) return false;  // nothing to cut with
   bool changed = false;

@@ -43,6 +43,7 @@ std::vector<size_t> probe_ends(size_t p, size_t n) {
 }  // namespace
 
 bool cut_ranges_pass(PassContext& ctx) {
+  if (left_to_the_one_minimal_check(ctx.state())) return false;
   const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(ctx.state());
   if (!refs) return false;  // nothing to cut with
   bool changed = false;
