@@ -22,7 +22,8 @@ std::vector<RealBug> all_real_bugs() {
     const std::vector<std::string> lines = entry.at("reproduces_on").get<std::vector<std::string>>();
     bugs.push_back({entry.at("name"), entry.at("backend"), entry.at("kind"), entry.at("op"),
                     std::find(lines.begin(), lines.end(), torch_line()) != lines.end(),
-                    entry.value("minified_by_the_tests", true)});
+                    entry.value("minified_by_the_tests", true),
+                    entry.value("also_under", std::vector<std::string>{})});
   }
   return bugs;
 }
@@ -38,8 +39,20 @@ std::vector<RealBug> real_bugs_here(const std::string& backend, const std::strin
 std::vector<RealBug> real_bugs_to_minify() {
   std::vector<RealBug> minified;
   for (const RealBug& bug : real_bugs_here())
-    if (bug.minified_by_the_tests) minified.push_back(bug);
+    if (bug.minified_by_the_tests) {
+      minified.push_back(bug);
+      for (const std::string& backend : bug.also_under) {
+        RealBug under = bug;
+        under.backend = backend;
+        minified.push_back(under);
+      }
+    }
   return minified;
+}
+
+std::string test_name(const RealBug& bug) {
+  const auto& listed = bug.also_under;
+  return std::find(listed.begin(), listed.end(), bug.backend) == listed.end() ? bug.name : bug.name + "_" + bug.backend;
 }
 
 }  // namespace tsrepro_test

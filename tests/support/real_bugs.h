@@ -16,11 +16,16 @@ struct RealBug {
   std::string op;       // the op at its heart, e.g. aten::round
   bool reproduces_here;
   bool minified_by_the_tests = true;  // false: checked through its committed repro.py only
+  // Other backends that show the same bug (AOTInductor runs Inductor's kernels); the tests
+  // minify it under each of them too, and there a backend with a C++ path builds its repro.cpp.
+  std::vector<std::string> also_under;
 
   std::string dir() const;  // examples/bugs/<name>/ (with the slash)
 };
 
 inline void PrintTo(const RealBug& bug, std::ostream* os) { *os << bug.name << " under " << bug.backend; }
+// A test's name for one (bug, backend): the bug's name, with the backend added for an also_under one.
+std::string test_name(const RealBug& bug);
 
 // "1.13", "2.6": the libtorch line of this build.
 std::string torch_line();
@@ -29,6 +34,7 @@ std::string torch_line();
 std::vector<RealBug> all_real_bugs();
 // Those that reproduce on this build's libtorch; with `backend` / `kind` given, only those.
 std::vector<RealBug> real_bugs_here(const std::string& backend = "", const std::string& kind = "");
-// Those of real_bugs_here() that the tests minify (bugs.json: minified_by_the_tests).
+// Those of real_bugs_here() that the tests minify (bugs.json: minified_by_the_tests), once under
+// their backend and once under each of also_under.
 std::vector<RealBug> real_bugs_to_minify();
 }  // namespace tsrepro_test
