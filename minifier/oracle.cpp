@@ -141,8 +141,10 @@ std::optional<size_t> Oracle::first_interesting(const std::vector<Case>& candida
       latencies_ms.push_back((now_seconds() - window_started) * 1000);
       costs.push_back(test_.cost(slot_of_i++));
       cache_[keys[i - start]] = *outcomes[i - start];
-      spdlog::debug("query {} ({}): {} nodes, {}", stats_.queries + latencies_ms.size(), pass_,
-                    cuttable_nodes(*candidates[i].graph).size(), *outcomes[i - start] ? "interesting" : "not interesting");
+      if (spdlog::should_log(spdlog::level::debug))  // counting the nodes walks the graph
+        spdlog::debug("query {} ({}): {} nodes, {}", stats_.queries + latencies_ms.size(), pass_,
+                      cuttable_nodes(*candidates[i].graph).size(),
+                      *outcomes[i - start] ? "interesting" : "not interesting");
       answered.emplace_back(keys[i - start], *outcomes[i - start]);
     }
     if (store_) store_->append(answered);

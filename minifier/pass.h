@@ -20,8 +20,9 @@ namespace tsrepro {
 // cuts, each taking the cut node's feeders with it, are the whole search on so few nodes, and those
 // passes would first spend a query (under Inductor, a compile) on each candidate of their own.
 constexpr size_t kNodesLeftToTheOneMinimalCheck = 3;
+inline bool left_to_the_one_minimal_check(size_t cuttable) { return cuttable <= kNodesLeftToTheOneMinimalCheck; }
 inline bool left_to_the_one_minimal_check(const Case& state) {
-  return cuttable_nodes(*state.graph).size() <= kNodesLeftToTheOneMinimalCheck;
+  return left_to_the_one_minimal_check(cuttable_nodes(*state.graph).size());
 }
 
 class PassContext {

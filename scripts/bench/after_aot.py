@@ -76,19 +76,19 @@ def run_tsrepro(tsrepro, bug, work):
 
 
 def module_form(work):
-    """The repro.py of tsrepro's largest checkpoint: the imported graph as a Repro module."""
+    """The repro.py of tsrepro's largest checkpoint: the imported graph's module form."""
     checkpoints = glob.glob(os.path.join(work, "tsrepro", "checkpoints", "*_nodes"))
     largest = max(checkpoints, key=lambda d: int(os.path.basename(d).split("_")[0]))
     return os.path.join(largest, "repro.py")
 
 
-# ---- after_aot: the stages below run in child processes of this script ----------------------
+# ---- after_aot -------------------------------------------------------------------------------
 
 
-AGREED = 3  # stage_launch's exit code when after_aot's check passed the compiled graph
+AGREED = 3  # launch()'s exit code when after_aot's check passed the compiled graph
 
 
-def stage_launch(repro_py):
+def launch(repro_py):
     """torch.compile under TORCHDYNAMO_REPRO_AFTER=aot, LEVEL=4 of the module tsrepro's inductor
     backend compiles: PyTorch's TorchScript converter's program of the case's module form (the
     Repro class, or for a graph libtorch cannot print as source, the saved CASE_MODULE)."""
@@ -105,7 +105,7 @@ def stage_launch(repro_py):
         scripted, inputs = torch.jit.script(form.Repro().eval()), list(form.INPUTS)
     else:  # the inputs forward takes: the graph's own, not the lifted ones (buffers of CASE_MODULE)
         with open(os.path.join(os.path.dirname(repro_py), "case.json")) as f:
-            lifted = [spec.get("lifted", False) for spec in json.load(f)["inputs"]]
+            lifted = [entry.get("lifted", False) for entry in json.load(f)["inputs"]]
         scripted = torch.jit.load(io.BytesIO(form.CASE_MODULE))
         inputs = [v for v, is_lifted in zip(form.INPUTS, lifted) if not is_lifted]
     module = TS2EPConverter(scripted, tuple(inputs)).convert().module()
@@ -153,13 +153,13 @@ def run_after_aot(bug, work):
         PATH=python_shim_dir(work) + os.pathsep + os.environ.get("PATH", ""),
     )
     me = os.path.abspath(__file__)
-    launch, launch_seconds = timed([sys.executable, me, "--stage", "launch", module_form(work)], cwd=side, env=env)
+    launched, launch_seconds = timed([sys.executable, me, "--launch", module_form(work)], cwd=side, env=env)
     launchers = glob.glob(os.path.join(side, "torch_compile_debug", "**", "minifier_launcher.py"), recursive=True)
-    if launch.returncode == AGREED:  # its check passed the compiled graph: nothing to minify
-        why = [line for line in launch.stderr.splitlines() if "Found nan" in line or line.startswith("launch:")]
+    if launched.returncode == AGREED:  # its check passed the compiled graph: nothing to minify
+        why = [line for line in launched.stderr.splitlines() if "Found nan" in line or line.startswith("launch:")]
         return {"detected": False, "launch_seconds": launch_seconds, "why": " / ".join(why)}
-    if launch.returncode != 0 or not launchers:
-        raise SystemExit(f"after_aot.py: {bug}: no minifier_launcher.py: {launch.stderr.strip()[-500:]}")
+    if launched.returncode != 0 or not launchers:
+        raise SystemExit(f"after_aot.py: {bug}: no minifier_launcher.py: {launched.stderr.strip()[-500:]}")
     # As its user runs it: without the TORCHDYNAMO_REPRO_* that made it (set, every query's compile
     # would check itself again, and 2.6's minifier then fails on inductor_lookup_seed's aliasing).
     plain = {k: v for k, v in env.items() if not k.startswith("TORCHDYNAMO_REPRO_")}
@@ -191,13 +191,13 @@ def row(bug, tool, r):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stage", nargs="+", help=argparse.SUPPRESS)
+    parser.add_argument("--launch", metavar="REPRO_PY", help=argparse.SUPPRESS)  # the child's step
     parser.add_argument("--tsrepro", default=os.path.join(ROOT, "build", "tsrepro"))
     parser.add_argument("--bugs", default=",".join(inductor_bugs()))
     parser.add_argument("--out", default=None, help="where the work goes (default: a temporary directory)")
     args = parser.parse_args()
-    if args.stage:
-        return stage_launch(*args.stage[1:])
+    if args.launch:
+        return launch(args.launch)
 
     out = args.out or tempfile.mkdtemp(prefix="tsrepro-after-aot-")
     lines = [
