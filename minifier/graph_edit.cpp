@@ -86,6 +86,22 @@ void inline_branch(Node* conditional, size_t branch) {
   conditional->destroy();
 }
 
+// prim::Loop(max_trips, cond, carried...) with body(iter, carried...) -> (cond, carried...).
+void inline_first_iteration(torch::jit::Graph& graph, Node* loop) {
+  torch::jit::Block* body = loop->blocks().at(0);
+  torch::jit::WithInsertPoint before(loop);
+  body->inputs()[0]->replaceAllUsesWith(graph.insertConstant(0));
+  for (size_t i = 1; i < body->inputs().size(); ++i) body->inputs()[i]->replaceAllUsesWith(loop->inputs()[i + 1]);
+  hoist_nodes(body, loop);
+  for (size_t i = 0; i < loop->outputs().size(); ++i) loop->outputs()[i]->replaceAllUsesWith(body->outputs()[i + 1]);
+  loop->destroy();
+}
+
+void inline_no_iteration(Node* loop) {
+  for (size_t i = 0; i < loop->outputs().size(); ++i) loop->outputs()[i]->replaceAllUsesWith(loop->inputs()[i + 2]);
+  loop->destroy();
+}
+
 Case with_copy_numbering(Case c) {
   c.graph = c.graph->copy();
   return c;

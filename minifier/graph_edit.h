@@ -38,6 +38,10 @@ std::map<const torch::jit::Value*, std::string> names_in_source(const torch::jit
 void hoist_nodes(torch::jit::Block* block, torch::jit::Node* anchor);
 // Replaces a prim::If by the nodes of one of its branches.
 void inline_branch(torch::jit::Node* conditional, size_t branch);
+// Replaces a prim::Loop by one pass through its body: iteration 0, from the loop's initial values.
+void inline_first_iteration(torch::jit::Graph& graph, torch::jit::Node* loop);
+// Replaces a prim::Loop that runs no iteration by what it hands on then: its initial values.
+void inline_no_iteration(torch::jit::Node* loop);
 
 // The top-level node a (possibly nested) user belongs to.
 torch::jit::Node* top_level_owner(torch::jit::Node* node, const torch::jit::Graph& graph);

@@ -207,6 +207,40 @@ TEST(FlattenTakenBranches, WhereTheFailureNeedsAnIfGoesOneLevelAtATime) {
   EXPECT_LE(h.queries(), 1u + 3u);
 }
 
+// ssd300's anchors: `for _ in image_list.image_sizes` runs once at batch 1, and its culprit was
+// dug out by truncate-suffix and cut-ranges (53 queries where the bound is 32). A loop known to run
+// once becomes one pass through its body, one known to run no time its initial values; a loop of
+// two trips stays. The trip count here is a value the reference run made (aten::len of an input).
+TEST(FlattenTakenBranches, ALoopKnownToRunOnceOrNeverIsFlattenedToo) {
+  const std::string ir =
+      "graph(%x : Tensor, %sizes : int[]):\n"
+      "  %n : int = aten::len(%sizes)\n"
+      "  %true : bool = prim::Constant[value=1]()\n"
+      "  %zero : int = prim::Constant[value=0]()\n"
+      "  %two : int = prim::Constant[value=2]()\n"
+      "  %y : Tensor = prim::Loop(%n, %true, %x)\n"
+      "    block0(%i : int, %a : Tensor):\n"
+      "      %r : Tensor = aten::relu(%a)\n"
+      "      -> (%true, %r)\n"
+      "  %z : Tensor = prim::Loop(%zero, %true, %y)\n"
+      "    block0(%j : int, %b : Tensor):\n"
+      "      %s : Tensor = aten::sin(%b)\n"
+      "      -> (%true, %s)\n"
+      "  %w : Tensor = prim::Loop(%two, %true, %z)\n"
+      "    block0(%k : int, %c : Tensor):\n"
+      "      %t : Tensor = aten::tanh(%c)\n"
+      "      -> (%true, %t)\n"
+      "  return (%w)\n";
+  PassHarness h(case_from_ir(ir, {at::randn({4}), c10::IValue(c10::List<int64_t>({3}))}), has_op("aten::relu"));
+  EXPECT_TRUE(h.run(flatten_taken_branches_pass));
+  const std::vector<std::string> kinds = node_kinds(h.state);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "aten::relu"), kinds.end());  // at the top level now
+  EXPECT_FALSE(has_op("aten::sin")(h.state));
+  EXPECT_EQ(std::count(kinds.begin(), kinds.end(), "prim::Loop"), 1);  // the loop of two trips
+  EXPECT_TRUE(has_op("aten::tanh")(h.state));
+  EXPECT_EQ(h.queries(), 1u + 1u);
+}
+
 TEST(TruncateSuffix, APrefixEndingOnTheOtherBranchKeepsTheCulprit) {
   // Block 5's relu is position 26; the prefixes ending on the other branch after it (its cos at
   // 27, its shape query at 28) do not read the relu, but hand its tensor on: it stays.

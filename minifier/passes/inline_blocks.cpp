@@ -14,20 +14,7 @@
 namespace tsrepro {
 namespace {
 
-using torch::jit::Block;
 using torch::jit::Node;
-using torch::jit::Value;
-
-// prim::Loop(max_trips, cond, carried...) with body(iter, carried...) -> (cond, carried...).
-void inline_first_iteration(torch::jit::Graph& graph, Node* loop) {
-  Block* body = loop->blocks().at(0);
-  torch::jit::WithInsertPoint before(loop);
-  body->inputs()[0]->replaceAllUsesWith(graph.insertConstant(0));
-  for (size_t i = 1; i < body->inputs().size(); ++i) body->inputs()[i]->replaceAllUsesWith(loop->inputs()[i + 1]);
-  hoist_nodes(body, loop);
-  for (size_t i = 0; i < loop->outputs().size(); ++i) loop->outputs()[i]->replaceAllUsesWith(body->outputs()[i + 1]);
-  loop->destroy();
-}
 
 // The ways to flatten a node: each branch of an If, the first pass of a Loop.
 size_t flattenings_of(Node* node) {
