@@ -6,11 +6,14 @@
 // are tiny (tests/fixtures/pt2/make_models.py): an Inductor compile still takes seconds.
 
 #include <map>
+#include <set>
 #include <string>
 
 #include <gtest/gtest.h>
 
 #include "tests/support/expectations.h"
+#include "tests/support/files.h"
+#include "tests/support/slurm_cluster.h"
 
 namespace tsrepro_test {
 namespace {
@@ -112,6 +115,44 @@ TEST_F(Pt2Backends, ALoopTheConverterRefusesIsAnExportCompileErrorThatMinifiesAn
   EXPECT_EQ(summary.value("signature", ""), verdict.value("signature", "")) << minified.out;
   const Result repro = run_cmd(kPython, {summary.value("repro_dir", "") + "/repro.py"}, {"", 300});
   EXPECT_EQ(repro.exit_code, 1) << repro.describe();
+}
+
+// `tsrepro sweep --backends export,inductor,aoti` under a real Slurm (issue 43, point 7): each
+// phase an sbatch array whose tasks start the compile server on the node. The healthy model passes
+// under all three; the loop the converter refuses is a bug of each, minified.
+TEST_F(Pt2Backends, TheSweepRunsThemUnderSlurm) {
+  if (!pytorch2_build()) GTEST_SKIP() << "libtorch 1.13: no torch.export, Inductor or AOTInductor";
+  SlurmCluster cluster(tmp("slurm"));
+  if (cluster.skipped()) GTEST_SKIP() << "Slurm cannot run here: " << cluster.why_not();
+  ASSERT_TRUE(cluster.started()) << cluster.why_not();
+  json zoo = {{"models", json::array()}};
+  for (const char* name : {"mlp", "loop_sum"})
+    zoo["models"].push_back({{"name", name}, {"model", model(name)}, {"inputs", model(std::string(name) + ".inputs")}});
+  fs::create_directories(tmp("zoo"));
+  write_text(tmp("zoo") + "/zoo.json", zoo.dump(1));
+  const std::string out = tmp("swept");
+  const Result r = tsrepro({"sweep", tmp("zoo"), "-o", out, "--backends", "export,inductor,aoti", "--executor", "slurm",
+                            "--partition", "sweep", "--repeat", "1"},
+                           {tmp("zoo"), 1200, {"SLURM_CONF=" + cluster.conf()}});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const json sweep = json::parse(read_text(out + "/sweep.json"));
+  for (const json& swept : sweep["models"])
+    for (const char* backend : {"export", "inductor", "aoti"}) {
+      const json& result = swept["results"][backend];
+      if (swept.value("name", "") == "mlp")
+        EXPECT_EQ(result.value("status", ""), "pass") << backend << ": " << result.dump();
+      else
+        EXPECT_NE(result.value("signature", "").find("Converter failed for node prim::Loop"), std::string::npos)
+            << backend << ": " << result.dump();
+    }
+  std::set<std::string> bug_backends;
+  for (const json& bug : sweep["bugs"]) {
+    EXPECT_EQ(bug["models"], json::array({"loop_sum"})) << bug.dump();
+    EXPECT_LT(bug.value("final_nodes", 99), bug.value("original_nodes", 0)) << bug.dump();
+    for (const json& backend : bug["backends"]) bug_backends.insert(backend.get<std::string>());
+  }
+  EXPECT_EQ(bug_backends, (std::set<std::string>{"export", "inductor", "aoti"})) << sweep["bugs"].dump(1);
+  EXPECT_FALSE(list_dir(fs::path(out) / "slurm" / "logs").empty());  // the tasks ran under Slurm
 }
 
 }  // namespace

@@ -17,6 +17,7 @@
 #include "tests/support/files.h"
 #include "tests/support/paths.h"
 #include "tests/support/process.h"
+#include "tests/support/slurm_cluster.h"
 
 namespace {
 
@@ -198,29 +199,6 @@ TEST(SweepCli, AKilledSweepGoesOnWhereItStopped) {
     EXPECT_EQ(fs::last_write_time(fs::path(out) / "jobs" / "import" / job / "exit_code"), time) << job << " ran again";
   EXPECT_EQ(bug_models(read_sweep(out)), kExpectedGroups);
 }
-
-// A one-node Slurm cluster on localhost for one test (tests/fixtures/slurm/start_cluster.sh).
-class SlurmCluster {
- public:
-  explicit SlurmCluster(const std::string& dir) : dir_(dir) {
-    const ShellResult start = run_shell(shell_quoted(source_path("tests/fixtures/slurm/start_cluster.sh")) + " " +
-                                        shell_quoted(dir) + " 2>&1");
-    started_ = start.exit_code == 0;
-    why_not_ = start.output;
-    skipped_ = start.exit_code == 77;
-  }
-  ~SlurmCluster() {
-    run_shell(shell_quoted(source_path("tests/fixtures/slurm/stop_cluster.sh")) + " " + shell_quoted(dir_));
-  }
-  bool started() const { return started_; }
-  bool skipped() const { return skipped_; }
-  const std::string& why_not() const { return why_not_; }
-  std::string conf() const { return dir_ + "/slurm.conf"; }
-
- private:
-  std::string dir_, why_not_;
-  bool started_ = false, skipped_ = false;
-};
 
 // --executor slurm: each phase is an sbatch --array on a real Slurm, with the same result (under nnc
 // alone, as the killed sweep: what is tested is the executor, not the backends).
