@@ -3,14 +3,16 @@
 #include "backends/pt2_program.h"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <sstream>
 
-#include <boost/process.hpp>
 #include <nlohmann/json.hpp>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/version.h>
@@ -18,6 +20,7 @@
 #include "backends/builtin.h"
 #include "backends/case_module.h"
 #include "backends/pt2_compile_server_script.h"
+#include "process/child_process.h"
 #include "runner/case/torch_save_reader.h"
 #include "runner/case/torch_save_writer.h"
 #include "runner/file_util.h"
@@ -28,7 +31,6 @@
 namespace tsrepro {
 namespace {
 
-namespace bp = boost::process;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -38,38 +40,63 @@ std::string python_executable() {
   return chosen && *chosen ? chosen : "/usr/bin/python3";
 }
 
-// One per process: the worker's. Requests are answered in order, one at a time.
+// One per process: the worker's. Requests are answered in order, one at a time. The server is the
+// worker's child in the worker's process group: a worker killed at its time limit takes it along.
 class CompileServer {
  public:
-  ~CompileServer() {
-    std::error_code ec;
-    if (child_.valid() && child_.running(ec)) child_.terminate(ec);
-  }
-
   json ask(const json& request) {
-    if (!child_.valid() || !child_.running()) start();
-    to_server_ << request.dump() << std::endl;
-    std::string line;
-    if (!std::getline(from_server_, line)) died();
-    return json::parse(line);
+    if (!server_ || !server_->running()) start();
+    if (!write_line(request.dump() + "\n")) died();
+    const std::optional<std::string> line = read_line();
+    if (!line) died();
+    return json::parse(*line);
   }
 
  private:
   void start() {
-    to_server_ = bp::opstream();
-    from_server_ = bp::ipstream();
+    ChildSpec spec;
     // The script as -c's text: nothing to find on disk, whatever the install layout.
-    child_ = bp::child(python_executable(), "-c", templates::pt2_compile_server, bp::std_in < to_server_,
-                       bp::std_out > from_server_);  // its stderr is the worker's: the worker's log
+    spec.argv = {python_executable(), "-c", templates::pt2_compile_server};
+    spec.in = spec.out = Stream::pipe();  // its stderr is the worker's: the worker's log
+    try {
+      server_.emplace(spec);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("the PyTorch 2 compile server could not start: " + std::string(e.what()));
+    }
+    buffered_.clear();
+  }
+
+  bool write_line(const std::string& text) {
+    for (size_t written = 0; written < text.size();) {
+      const ssize_t n = ::write(server_->stdin_fd(), text.data() + written, text.size() - written);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return false;
+      written += static_cast<size_t>(n);
+    }
+    return true;
+  }
+
+  std::optional<std::string> read_line() {
+    for (;;) {
+      if (const size_t newline = buffered_.find('\n'); newline != std::string::npos) {
+        std::string line = buffered_.substr(0, newline);
+        buffered_.erase(0, newline + 1);
+        return line;
+      }
+      char chunk[65536];
+      const ssize_t n = ::read(server_->stdout_fd(), chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return std::nullopt;
+      buffered_.append(chunk, static_cast<size_t>(n));
+    }
   }
 
   // The server ended in the middle of a request. Killed by a signal (Inductor's generated code
   // crashed): the worker ends by the same signal, the verdict it would have given had the code
   // run in it. Otherwise (Python itself failed to start): an error naming the interpreter.
   [[noreturn]] void died() {
-    std::error_code ec;
-    child_.wait(ec);
-    const int status = child_.native_exit_code();
+    const int status = server_->wait();
+    server_.reset();
     if (WIFSIGNALED(status)) {
       std::signal(WTERMSIG(status), SIG_DFL);
       std::raise(WTERMSIG(status));
@@ -79,9 +106,8 @@ class CompileServer {
                              " (its messages are in the worker's log)");
   }
 
-  bp::opstream to_server_;
-  bp::ipstream from_server_;
-  bp::child child_;
+  std::optional<Child> server_;
+  std::string buffered_;  // bytes read past the last complete line
 };
 
 CompileServer& compile_server() {

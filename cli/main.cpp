@@ -114,6 +114,10 @@ int run_cli(int argc, char** argv) {
   // Commands that run candidates in workers fork them from a zygote, started now: one thread,
   // nothing run on torch yet (see runner/worker/zygote.h). Where it cannot start they exec tsrepro-runner.
   if (chosen->runs_workers()) tsrepro::zygote::start();
+  // Reaped on every way out below, after the command's workers stopped with it.
+  struct ZygoteStop {
+    ~ZygoteStop() { tsrepro::zygote::stop(); }
+  } zygote_stop;
   set_up_logging(verbosity);
 
   try {

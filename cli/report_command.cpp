@@ -2,23 +2,17 @@
 // it, the reproducers and the case. The case is run once more (tsrepro's verdict, now) and so is
 // its repro.py (what a maintainer will see), with the Python that has torch.
 
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
-#include <iterator>
-
-#include <boost/process.hpp>
 
 #include "cli/command.h"
+#include "process/child_process.h"
 #include "repro/environment.h"
 #include "repro/graph_drawing.h"
 #include "repro/issue_report.h"
-#include "runner/worker/child_wait.h"
 #include "runner/file_util.h"
 #include "runner/worker/worker_client.h"
 #include "tsrepro/error.h"
@@ -27,7 +21,6 @@
 namespace tsrepro::cli {
 namespace {
 
-namespace bp = boost::process;
 namespace fs = std::filesystem;
 
 struct ReportOptions {
@@ -38,34 +31,19 @@ struct ReportOptions {
 // How long repro.py may run for the report before it counts as hung.
 constexpr int kReproSeconds = 120;
 
-struct ProgramResult {
-  bool finished = false;
-  int wait_status = 0;
-  std::string output;
-};
-
-// Runs `program args...` with stdout and stderr into one file; kills it after `seconds`.
-ProgramResult run_program(const std::string& program, const std::vector<std::string>& args, const fs::path& log,
-                          int seconds) {
-  ProgramResult result;
-  std::error_code ec;
-  bp::child child(program, bp::args(args), (bp::std_out & bp::std_err) > log.string(), bp::std_in < bp::null, ec);
-  if (ec) return result;
-  result.finished = wait_within(child, std::chrono::seconds(seconds), std::chrono::milliseconds(20));
-  if (result.finished) result.wait_status = child.native_exit_code();
-  std::ifstream in(log, std::ios::binary);
-  result.output.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return result;
+// Runs `program args...` with its stdout and stderr together in ChildRun::out; kills it (and what
+// it started) after `seconds`.
+ChildRun run_program(const std::string& program, const std::vector<std::string>& args, int seconds) {
+  ChildSpec spec;
+  spec.argv = {program};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.out = Stream::pipe();
+  spec.err = Stream::as_stdout();
+  return run_child(spec, std::chrono::seconds(seconds));
 }
 
-bool exited_with(const ProgramResult& r, int code) {
-  return r.finished && WIFEXITED(r.wait_status) && WEXITSTATUS(r.wait_status) == code;
-}
-
-std::string status_text(const ProgramResult& r, int seconds) {
-  if (!r.finished) return "no answer within " + std::to_string(seconds) + " s";
-  if (WIFSIGNALED(r.wait_status)) return "killed by " + signal_name(WTERMSIG(r.wait_status));
-  return "exit status " + std::to_string(WEXITSTATUS(r.wait_status));
+std::string status_text(const ChildRun& r, int seconds) {
+  return r.timed_out ? "no answer within " + std::to_string(seconds) + " s" : r.status_text();
 }
 
 // The first Python that imports torch: $TSREPRO_PYTHON, python3 on PATH, /usr/bin/python3. Its
@@ -75,14 +53,14 @@ std::string find_python(const fs::path& scratch, nlohmann::json& facts) {
   std::ofstream(probe) << python_environment_probe();
   std::vector<std::string> candidates;
   if (const char* chosen = std::getenv("TSREPRO_PYTHON")) candidates.push_back(chosen);
-  const fs::path on_path = bp::search_path("python3").string();
-  if (!on_path.empty()) candidates.push_back(on_path.string());
+  const std::string on_path = find_program("python3");
+  if (!on_path.empty()) candidates.push_back(on_path);
   candidates.push_back("/usr/bin/python3");
   for (const std::string& python : candidates) {
-    const ProgramResult r = run_program(python, {probe.string()}, scratch / "python_env.log", 60);
-    if (!exited_with(r, 0)) continue;
+    const ChildRun r = run_program(python, {probe.string()}, 60);
+    if (!r.exited_with(0)) continue;
     try {
-      facts = nlohmann::json::parse(r.output.substr(r.output.rfind('{')));
+      facts = nlohmann::json::parse(r.out.substr(r.out.rfind('{')));
       return python;
     } catch (const std::exception&) {
       continue;
@@ -130,8 +108,8 @@ int report_command(const ReportOptions& o) {
   const std::string python = find_python(scratch, python_facts);
   report.environment = collect_environment(python_facts);
   if (!python.empty() && report.settings.failure.status != Status::Timeout) {
-    const ProgramResult r = run_program(python, {(bundle / "repro.py").string()}, scratch / "repro.log", kReproSeconds);
-    report.repro_run = ReproRun{r.output, status_text(r, kReproSeconds)};
+    const ChildRun r = run_program(python, {(bundle / "repro.py").string()}, kReproSeconds);
+    report.repro_run = ReproRun{r.out, status_text(r, kReproSeconds)};
   }
   // The graph drawn beside ISSUE.md, where Graphviz is installed.
   if (const std::optional<std::string> svg = svg_of_dot(graph_dot(c))) {
@@ -148,13 +126,12 @@ int report_command(const ReportOptions& o) {
   if (o.archive) {
     const fs::path archive = dir / "tsrepro-report.tar.gz";
     const fs::path temporary = dir / ".tsrepro-report.tar.gz.tmp";
-    const ProgramResult tar =
-        run_program(bp::search_path("tar").string(),
-                    {"-czf", temporary.string(), "-C", scratch.string(), "tsrepro-report"}, scratch / "tar.log", 300);
-    if (!exited_with(tar, 0)) {
+    const ChildRun tar =
+        run_program("tar", {"-czf", temporary.string(), "-C", scratch.string(), "tsrepro-report"}, 300);
+    if (!tar.exited_with(0)) {
       std::error_code ec;
       fs::remove(temporary, ec);
-      throw UserError(archive.string() + ": tar failed: " + tar.output);
+      throw UserError(archive.string() + ": tar failed: " + (tar.started ? tar.out : tar.status_text()));
     }
     fs::rename(temporary, archive);
     std::cout << archive.string() << "\n";

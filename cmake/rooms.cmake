@@ -5,6 +5,7 @@
 # a file belongs to the first room whose globs match it.
 #
 #   file_util  torch-free file helpers (the tests' support links them too)
+#   process    torch-free: the one way to run a child process (process/child_process.h)
 #   case       the case model and its files: case.json, graph.ir, inputs.pt, IR text, verdicts
 #   backends   what executes a graph (backends/<id>/backend.cpp and what they share)
 #   exec       judging a case: the evaluation, the comparison, the fp64 reference, RunSpec checks
@@ -20,30 +21,32 @@
 # implements each.
 
 # In matching order: the writers' files in backends/ before the backends room's.
-set(TSREPRO_ROOMS file_util case writers backends exec worker import explain minifier sweep cli capture)
+set(TSREPRO_ROOMS file_util process case writers backends exec worker import explain minifier sweep cli capture)
 
 set(TSREPRO_ROOM_file_util_FILES runner/file_util.*)
 set(TSREPRO_ROOM_file_util_USES)
+set(TSREPRO_ROOM_process_FILES process/*)
+set(TSREPRO_ROOM_process_USES)
 set(TSREPRO_ROOM_case_FILES runner/case/*)
-set(TSREPRO_ROOM_case_USES file_util)
+set(TSREPRO_ROOM_case_USES file_util process)
 set(TSREPRO_ROOM_writers_FILES repro/* backends/*/section.* backends/*/repro.*)
 set(TSREPRO_ROOM_backends_FILES backends/*)
-set(TSREPRO_ROOM_backends_USES case file_util)
+set(TSREPRO_ROOM_backends_USES case file_util process)
 set(TSREPRO_ROOM_exec_FILES runner/exec/*)
-set(TSREPRO_ROOM_exec_USES backends case file_util)
+set(TSREPRO_ROOM_exec_USES backends case file_util process)
 set(TSREPRO_ROOM_worker_FILES runner/worker/*)
-set(TSREPRO_ROOM_worker_USES exec backends case file_util)
+set(TSREPRO_ROOM_worker_USES exec backends case file_util process)
 set(TSREPRO_ROOM_import_FILES runner/import/*)
-set(TSREPRO_ROOM_import_USES worker exec backends case file_util)
+set(TSREPRO_ROOM_import_USES worker exec backends case file_util process)
 set(TSREPRO_ROOM_explain_FILES runner/explain/*)
-set(TSREPRO_ROOM_explain_USES exec backends case file_util)
+set(TSREPRO_ROOM_explain_USES exec backends case file_util process)
 set(TSREPRO_ROOM_minifier_FILES minifier/*)
-set(TSREPRO_ROOM_minifier_USES explain import worker exec backends case file_util)
-set(TSREPRO_ROOM_writers_USES minifier explain import worker exec backends case file_util)
+set(TSREPRO_ROOM_minifier_USES explain import worker exec backends case file_util process)
+set(TSREPRO_ROOM_writers_USES minifier explain import worker exec backends case file_util process)
 set(TSREPRO_ROOM_sweep_FILES sweep/*)
-set(TSREPRO_ROOM_sweep_USES writers case file_util)
+set(TSREPRO_ROOM_sweep_USES writers case file_util process)
 set(TSREPRO_ROOM_cli_FILES cli/*)
-set(TSREPRO_ROOM_cli_USES sweep writers minifier explain import worker exec backends case file_util)
+set(TSREPRO_ROOM_cli_USES sweep writers minifier explain import worker exec backends case file_util process)
 set(TSREPRO_ROOM_capture_FILES capture/*)
 # capture links libtorch alone and compiles the few runner files it needs itself (CMakeLists.txt).
-set(TSREPRO_ROOM_capture_USES import backends case file_util)
+set(TSREPRO_ROOM_capture_USES import backends case file_util process)

@@ -6,13 +6,13 @@
 #include <filesystem>
 #include <regex>
 
-#include <boost/process/search_path.hpp>
 
 #include <spdlog/spdlog.h>
 #include <torch/script.h>
 
 #include "minifier/content_hash.h"
 #include "minifier/pass.h"
+#include "process/child_process.h"
 #include "runner/file_util.h"
 #include "runner/case/inputs.h"
 #include "tsrepro/error.h"
@@ -176,9 +176,7 @@ void MinifyOptions::validate() const {
   // The test command's program: a missing one would only show as "not interesting" (exit 3).
   if (interest == Interest::TestCommand) {
     const std::string program = test_command.substr(0, test_command.find_first_of(" \t"));
-    const bool found = program.find('/') != std::string::npos ? ::access(program.c_str(), X_OK) == 0
-                                                              : !boost::process::search_path(program).empty();
-    if (!found) throw UserError("--test " + test_command + ": no program " + program + " to run");
+    if (find_program(program).empty()) throw UserError("--test " + test_command + ": no program " + program + " to run");
   }
 }
 

@@ -4,19 +4,17 @@
 #include <filesystem>
 #include <fstream>
 
-#include <boost/process.hpp>
 #include <spdlog/spdlog.h>
 #include <torch/script.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 
 #include "minifier/content_hash.h"
 #include "minifier/worker_interest.h"
-#include "runner/worker/child_wait.h"
+#include "process/child_process.h"
 #include "runner/file_util.h"
 #include "runner/case/torch_save_writer.h"
 #include "tsrepro/error.h"
 
-namespace bp = boost::process;
 namespace fs = std::filesystem;
 
 namespace tsrepro {
@@ -110,11 +108,11 @@ bool WorkerInterest::run_test_command(const Case& candidate) {
   const std::string dir = scratch_.path() + "/candidate-" + std::to_string(next_serial());
   write_case(candidate, dir, /*replace=*/true);
   // The directory goes in as "$1", never spliced into the command text.
-  bp::child child("/bin/sh", "-c", options_.test_command + " \"$1\"", "sh", dir, bp::std_out > bp::null,
-                  bp::std_err > bp::null);
+  ChildSpec spec;
+  spec.argv = {"/bin/sh", "-c", options_.test_command + " \"$1\"", "sh", dir};
+  spec.out = spec.err = Stream::null();
   const bool passed =
-      wait_within(child, std::chrono::duration<double>(options_.run.timeout_seconds), std::chrono::milliseconds(5)) &&
-      child.exit_code() == 0;
+      run_child(spec, std::chrono::duration<double>(options_.run.timeout_seconds)).exited_with(0);
   remove_tree(dir);
   return passed;
 }

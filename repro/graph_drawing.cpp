@@ -2,18 +2,19 @@
 
 #include "repro/graph_drawing.h"
 
+#include <chrono>
 #include <filesystem>
 #include <sstream>
 #include <unordered_map>
 
-#include <boost/process.hpp>
-
+#include "process/child_process.h"
 #include "runner/case/nested_nodes.h"
-
-namespace bp = boost::process;
 
 namespace tsrepro {
 namespace {
+
+// How long dot may take to draw a graph before the report goes without the drawing.
+constexpr int kDotSeconds = 60;
 
 // A DOT string literal: quotes and backslashes escaped, newlines as DOT's centred line break.
 std::string dot_string(const std::string& text) {
@@ -72,24 +73,17 @@ std::string graph_dot(const Case& c) {
 }
 
 std::optional<std::string> svg_of_dot(const std::string& dot_text) {
-  const boost::filesystem::path dot = bp::search_path("dot");
+  const std::string dot = find_program("dot");
   if (dot.empty()) return std::nullopt;
-  try {
-    bp::opstream in;
-    bp::ipstream out;
-    bp::child child(dot, "-Tsvg", bp::std_in<in, bp::std_out> out, bp::std_err > bp::null);
-    in << dot_text;
-    in.flush();
-    in.pipe().close();
-    std::string svg;
-    for (std::string line; std::getline(out, line);) svg += line + "\n";
-    child.wait();
-    if (child.exit_code() != 0) return std::nullopt;
-    const size_t start = svg.find("<svg");
-    return start == std::string::npos ? std::nullopt : std::optional<std::string>(svg.substr(start));
-  } catch (const std::exception&) {
-    return std::nullopt;
-  }
+  ChildSpec spec;
+  spec.argv = {dot, "-Tsvg"};
+  spec.in = spec.out = Stream::pipe();
+  spec.err = Stream::null();
+  // Fed and read at once: a large graph's SVG fills the pipe before dot has read all of its input.
+  const ChildRun run = run_child(spec, std::chrono::seconds(kDotSeconds), dot_text);
+  if (!run.exited_with(0)) return std::nullopt;
+  const size_t start = run.out.find("<svg");
+  return start == std::string::npos ? std::nullopt : std::optional<std::string>(run.out.substr(start));
 }
 
 }  // namespace tsrepro

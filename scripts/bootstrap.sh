@@ -9,7 +9,6 @@ packages=(
   build-essential cmake
   libtorch-dev            # libtorch 1.13.1 / 2.6.0: TorchScript IR, interpreter, profiling executor, NNC
   libcli11-dev libspdlog-dev libfmt-dev nlohmann-json3-dev
-  libboost-dev libboost-filesystem-dev   # Boost.Process (header-only) + the filesystem it links
   libgtest-dev
   python3-torch           # /usr/bin/python3 with torch: example models, repro.py checks
   python3-torchvision     # the real-model corpus (torchvision.models, random weights, nothing downloaded)

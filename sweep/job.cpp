@@ -2,20 +2,17 @@
 
 #include "sweep/job.h"
 
-#include <sys/wait.h>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
-#include <boost/process.hpp>
 #include <nlohmann/json.hpp>
 
+#include "process/child_process.h"
 #include "runner/file_util.h"
 #include "tsrepro/error.h"
 
-namespace bp = boost::process;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -64,12 +61,13 @@ void run_job(const std::string& dir) {
     throw UserError(job_file.string() + ": not a sweep job (a JSON object with an \"argv\" list)");
   const std::vector<std::string> argv = j["argv"].get<std::vector<std::string>>();
   const auto started = std::chrono::steady_clock::now();
-  bp::child child(argv[0], std::vector<std::string>(argv.begin() + 1, argv.end()),
-                  bp::std_out > (fs::path(dir) / "stdout").string(), bp::std_err > (fs::path(dir) / "stderr").string(),
-                  bp::std_in < bp::null);
-  child.wait();
-  const int status = child.native_exit_code();
-  const int code = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+  ChildSpec spec;
+  spec.argv = argv;
+  spec.out = Stream::file((fs::path(dir) / "stdout").string());
+  spec.err = Stream::file((fs::path(dir) / "stderr").string());
+  const ChildRun run = run_child(spec);
+  if (!run.started) throw UserError(job_file.string() + ": " + run.status_text());
+  const int code = run.exit_code();
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   write_file_atomically((fs::path(dir) / "seconds").string(), std::to_string(seconds) + "\n");
   write_file_atomically((fs::path(dir) / "exit_code").string(), std::to_string(code) + "\n");

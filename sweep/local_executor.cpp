@@ -1,18 +1,18 @@
 // The local executor: at most -j `tsrepro sweep-job DIR` processes at once on this machine.
 
-#include <sys/wait.h>
-
+#include <chrono>
 #include <deque>
+#include <thread>
 
-#include <boost/process.hpp>
-
+#include "process/child_process.h"
 #include "sweep/executor.h"
 #include "tsrepro/error.h"
 
-namespace bp = boost::process;
-
 namespace tsrepro {
 namespace {
+
+// How often the running jobs are looked at.
+constexpr std::chrono::milliseconds kJobPollInterval{20};
 
 class LocalExecutor : public Executor {
  public:
@@ -27,26 +27,29 @@ class LocalExecutor : public Executor {
       else
         waiting.push_back(&job);
     }
-    std::vector<std::pair<const Job*, bp::child>> running;
+    std::vector<std::pair<const Job*, Child>> running;
     while (!waiting.empty() || !running.empty()) {
       while (!waiting.empty() && running.size() < static_cast<size_t>(parallel_)) {
         const Job* job = waiting.front();
         waiting.pop_front();
-        running.emplace_back(job, bp::child(tsrepro_, "sweep-job", job->dir, bp::std_in < bp::null));
+        ChildSpec spec;
+        spec.argv = {tsrepro_, "sweep-job", job->dir};
+        running.emplace_back(job, Child(spec));
       }
-      // Wait for any one of ours to end (a sweep starts no other children).
-      int status = 0;
-      const pid_t pid = ::waitpid(-1, &status, 0);
-      if (pid < 0) throw std::runtime_error("sweep: waitpid failed");
-      for (auto it = running.begin(); it != running.end(); ++it) {
-        if (it->second.id() != pid) continue;
-        it->second.detach();  // reaped here: Boost must not wait for it again
+      // Each of ours looked at in turn: a job takes a second at least, and a wait for "any child"
+      // would reap children that other parts of this process started.
+      std::this_thread::sleep_for(kJobPollInterval);
+      for (auto it = running.begin(); it != running.end();) {
+        const std::optional<int> status = it->second.try_wait();
+        if (!status) {
+          ++it;
+          continue;
+        }
         if (!job_finished(it->first->dir))
-          throw UserError(it->first->dir + ": tsrepro sweep-job ended without finishing the job (status " +
-                          std::to_string(status) + ")");
-        running.erase(it);
+          throw UserError(it->first->dir + ": tsrepro sweep-job ended without finishing the job (" +
+                          wait_status_text(*status) + ")");
+        it = running.erase(it);
         progress(++finished, jobs.size());
-        break;
       }
     }
   }

@@ -9,8 +9,7 @@
 #include <filesystem>
 #include <thread>
 
-#include <boost/process.hpp>
-
+#include "process/child_process.h"
 #include "repro/shell_literal.h"
 #include "repro/template_fill.h"
 #include "repro/templates_sweep.h"  // generated from sweep/templates/
@@ -18,7 +17,6 @@
 #include "sweep/executor.h"
 #include "tsrepro/error.h"
 
-namespace bp = boost::process;
 namespace fs = std::filesystem;
 
 namespace tsrepro {
@@ -33,16 +31,14 @@ struct CommandOutput {
 };
 
 CommandOutput run_command(const std::string& program, const std::vector<std::string>& args) {
-  const fs::path path = bp::search_path(program).string();
+  const std::string path = find_program(program);
   if (path.empty()) throw UserError(program + ": not found on PATH (the Slurm executor needs Slurm's commands)");
-  bp::ipstream out, err;
-  bp::child child(path.string(), args, bp::std_out > out, bp::std_err > err, bp::std_in < bp::null);
-  CommandOutput result;
-  for (std::string line; std::getline(out, line);) result.out += line + "\n";
-  for (std::string line; std::getline(err, line);) result.err += line + "\n";
-  child.wait();
-  result.exit_code = child.exit_code();
-  return result;
+  ChildSpec spec;
+  spec.argv = {path};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.out = spec.err = Stream::pipe();
+  ChildRun run = run_child(spec);
+  return {run.exit_code(), std::move(run.out), std::move(run.err)};
 }
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }

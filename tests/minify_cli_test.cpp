@@ -78,6 +78,9 @@ json expect_minified(const Result& r) {
   EXPECT_TRUE(r.exited);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.stray_processes, 0u) << "a worker outlived tsrepro";
+  // The zygote and the workers reaped before tsrepro exits (issue 44): no zombie of its own left
+  // for whoever waits on its process group.
+  EXPECT_EQ(r.unreaped_at_exit, 0u) << "tsrepro exited before it reaped what it started";
   json j;
   try {
     j = r.stdout_json();

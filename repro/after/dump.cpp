@@ -8,11 +8,11 @@
 #include <mutex>
 #include <sstream>
 
-#include <boost/process.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "repro/after/dump.h"
+#include "process/child_process.h"
 #include "repro/shell_literal.h"
 #include "repro/template_fill.h"
 #include "repro/templates_after.h"  // generated from repro/templates/after/
@@ -20,7 +20,6 @@
 #include "tsrepro/writer.h"
 
 namespace fs = std::filesystem;
-namespace bp = boost::process;
 
 namespace tsrepro {
 namespace {
@@ -105,16 +104,17 @@ std::string minify_command(const std::string& case_dir, const Subject& subject, 
 int run_minifier(const std::string& case_dir, const Subject& subject, const std::optional<Verdict>& failure) {
   const std::string log_path = case_dir + "-minified.log";
   after_log().info("minifying {} in a subprocess (log: {})", case_dir, log_path);
-  int exit_code = -1;
-  try {
-    bp::child child(tsrepro_executable(), bp::args(minify_arguments(case_dir, subject, failure)),
-                    (bp::std_out & bp::std_err) > log_path, bp::std_in < bp::null);
-    child.wait();
-    exit_code = child.exit_code();
-  } catch (const std::exception& e) {
-    after_log().error("could not start the minifier {}: {}", tsrepro_executable(), e.what());
+  ChildSpec spec;
+  spec.argv = {tsrepro_executable()};
+  for (std::string& argument : minify_arguments(case_dir, subject, failure)) spec.argv.push_back(std::move(argument));
+  spec.out = Stream::file(log_path);
+  spec.err = Stream::as_stdout();
+  const ChildRun run = run_child(spec);
+  if (!run.started) {
+    after_log().error("could not start the minifier {}: {}", tsrepro_executable(), run.start_error);
     return -1;
   }
+  const int exit_code = run.exit_code();
   const std::string repro = case_dir + "-minified/minified/repro.py";
   if (exit_code == 0)
     after_log().info("minified repro: {}   (run: /usr/bin/python3 {})", repro, repro);
@@ -132,7 +132,7 @@ std::string tsrepro_executable() {
     const fs::path candidate = fs::path(dir) / "tsrepro";
     if (fs::exists(candidate)) return candidate.string();
   }
-  const std::string found = bp::search_path("tsrepro").string();
+  const std::string found = find_program("tsrepro");
   return found.empty() ? std::string("tsrepro") : found;
 }
 

@@ -5,20 +5,20 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <boost/process.hpp>
 #include <spdlog/spdlog.h>
 
 #include "runner/worker/worker_client.h"
+#include "process/child_process.h"
 #include "runner/worker/zygote.h"
 #include "tsrepro/error.h"
 
-namespace bp = boost::process;
 namespace fs = std::filesystem;
 using nlohmann::json;
 
@@ -26,8 +26,6 @@ namespace tsrepro {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-void set_close_on_exec(int fd) { ::fcntl(fd, F_SETFD, ::fcntl(fd, F_GETFD) | FD_CLOEXEC); }
 
 bool write_all(int fd, const std::string& data) {
   size_t written = 0;
@@ -55,10 +53,8 @@ std::string tail_of_log(const fs::path& log, size_t max_lines) {
 }  // namespace
 
 struct RunnerProcess::Process {
-  // Exec'd tsrepro-runner: Boost.Process owns the child and the pipes.
-  bp::pipe to_worker;
-  bp::pipe from_worker;
-  bp::child child;
+  // Exec'd tsrepro-runner: our child, leading its own process group, with a pipe each way.
+  std::optional<Child> child;
   // Forked by the zygote: a pid and our ends of two pipes (not our child: the zygote waits).
   pid_t forked_pid = -1;
   int forked_to = -1, forked_from = -1;
@@ -70,10 +66,12 @@ struct RunnerProcess::Process {
     if (forked_from >= 0) ::close(forked_from);
   }
   bool forked() const { return forked_pid > 0; }
-  pid_t pid() const { return forked() ? forked_pid : child.id(); }
-  int request_fd() { return forked() ? forked_to : to_worker.native_sink(); }
-  int answer_fd() { return forked() ? forked_from : from_worker.native_source(); }
+  pid_t pid() const { return forked() ? forked_pid : child->pid(); }
+  int request_fd() { return forked() ? forked_to : child->stdin_fd(); }
+  int answer_fd() { return forked() ? forked_from : child->stdout_fd(); }
+  bool running() { return forked() || child->running(); }
   void kill_group() {
+    if (!forked()) return child->kill();
     ::kill(-pid(), SIGKILL);  // a worker leads its own group (ESRCH before it got there)
     ::kill(pid(), SIGKILL);
   }
@@ -86,9 +84,7 @@ struct RunnerProcess::Process {
         return 255 << 8;  // the zygote died with its worker's status: say "exit 255"
       }
     }
-    std::error_code ec;
-    child.wait(ec);
-    return child.native_exit_code();
+    return child->wait();
   }
 
   enum class Read { Line, Eof, Timeout };
@@ -121,8 +117,8 @@ std::string default_runner_path() {
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   const fs::path beside = self.parent_path() / "tsrepro-runner";
   if (!ec && fs::exists(beside)) return beside.string();
-  const fs::path found = bp::search_path("tsrepro-runner").string();
-  return found.empty() ? beside.string() : found.string();
+  const std::string found = find_program("tsrepro-runner");
+  return found.empty() ? beside.string() : found;
 }
 
 RunnerProcess::RunnerProcess(std::string executable) : executable_(std::move(executable)) {
@@ -134,7 +130,7 @@ RunnerProcess::RunnerProcess(std::string executable) : executable_(std::move(exe
 RunnerProcess::~RunnerProcess() { stop(); }
 
 // From the zygote when this process has one and no runner was named (TSREPRO_RUNNER, or a path
-// given by the caller); else tsrepro-runner through Boost.Process.
+// given by the caller); else tsrepro-runner, exec'd.
 bool RunnerProcess::start_forked(Process& p) {
   if (!executable_.empty() || !zygote::available()) return false;
   int requests[2], answers[2];
@@ -168,10 +164,12 @@ void RunnerProcess::start() {
   if (!start_forked(*p)) {
     const std::string executable = executable_.empty() ? default_runner_path() : executable_;
     if (!fs::exists(executable)) throw UserError(executable + ": tsrepro-runner not found (set TSREPRO_RUNNER)");
-    p->child =
-        bp::child(executable, bp::std_in<p->to_worker, bp::std_out> p->from_worker, bp::std_err > p->log.string());
-    set_close_on_exec(p->to_worker.native_sink());
-    set_close_on_exec(p->from_worker.native_source());
+    ChildSpec spec;
+    spec.argv = {executable};
+    spec.in = spec.out = Stream::pipe();
+    spec.err = Stream::file(p->log.string());
+    spec.own_process_group = true;
+    p->child.emplace(spec);
   }
   ++starts_;
   spdlog::debug("started runner pid {} ({})", p->pid(), p->forked() ? "forked by the zygote" : executable_);
@@ -180,7 +178,7 @@ void RunnerProcess::start() {
 
 void RunnerProcess::stop() {
   if (!process_) return;
-  if (process_->forked() || process_->child.running()) process_->kill_group();
+  if (process_->running()) process_->kill_group();
   process_->wait_status();
   std::error_code ec;
   fs::remove(process_->log, ec);

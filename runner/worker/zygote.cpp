@@ -14,9 +14,9 @@
 #include <fcntl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
+#include "process/child_process.h"
 #include "runner/worker/worker_loop.h"
 #include "runner/worker/zygote.h"
 
@@ -24,6 +24,7 @@ namespace tsrepro::zygote {
 namespace {
 
 int control_fd = -1;  // the parent's end; -1 without a zygote
+pid_t zygote_pid = -1;
 std::mutex control_mutex;
 
 size_t thread_count() {
@@ -116,15 +117,11 @@ std::string receive_message(int fd, int* fds, size_t* fd_count) {
     std::string answer = "-1";
     if (request[0] == 'S' && fd_count == 2) {
       const pid_t zygote = ::getpid();
-      const pid_t pid = ::fork();
+      const pid_t pid = fork_copy();
       if (pid == 0) become_worker(fds[0], fds[1], request.substr(1), zygote_end, zygote);
       answer = std::to_string(pid);
     } else if (request[0] == 'W') {
-      int status = 0;
-      pid_t waited;
-      do waited = ::waitpid(static_cast<pid_t>(std::stol(request.substr(1))), &status, 0);
-      while (waited < 0 && errno == EINTR);
-      answer = waited < 0 ? "-1" : std::to_string(status);
+      answer = std::to_string(reap(static_cast<pid_t>(std::stol(request.substr(1)))));
     }
     for (size_t i = 0; i < fd_count; ++i) ::close(fds[i]);
     if (!send_message(zygote_end, answer, nullptr, 0)) ::_exit(0);
@@ -153,7 +150,7 @@ bool start() {
   int ends[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, ends) != 0) return false;
   const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
+  const pid_t pid = fork_copy();
   if (pid < 0) {
     ::close(ends[0]);
     ::close(ends[1]);
@@ -165,7 +162,18 @@ bool start() {
   }
   ::close(ends[1]);
   control_fd = ends[0];
+  zygote_pid = pid;
   return true;
+}
+
+void stop() {
+  {
+    std::lock_guard<std::mutex> lock(control_mutex);
+    if (control_fd >= 0) ::close(control_fd);  // the zygote reads the end of its socket and exits
+    control_fd = -1;
+  }
+  if (zygote_pid > 0) reap(zygote_pid);
+  zygote_pid = -1;
 }
 
 bool available() {

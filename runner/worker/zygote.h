@@ -33,4 +33,8 @@ pid_t spawn_worker(int request_fd, int answer_fd, const std::string& log_path);
 // Waits until the worker has ended and returns its raw wait status (WIFSIGNALED...).
 int wait_for_worker(pid_t pid);
 
+// Ends the zygote: closes its socket (it exits) and reaps it. A command calls it before it exits,
+// its workers stopped: what waits on tsrepro's process group then finds no zombie of ours.
+void stop();
+
 }  // namespace tsrepro::zygote

@@ -28,7 +28,8 @@ namespace {
 
 // Processes of a process group that are still alive (zombies excluded: PID 1 in a container need
 // not reap orphans).
-std::vector<pid_t> live_members_of_group(pid_t pgid) {
+// The processes of group `pgid`; zombies too where `with_zombies`.
+std::vector<pid_t> members_of_group(pid_t pgid, bool with_zombies) {
   std::vector<pid_t> members;
   DIR* proc = ::opendir("/proc");
   if (proc == nullptr) return members;
@@ -41,11 +42,13 @@ std::vector<pid_t> live_members_of_group(pid_t pgid) {
     char state = 0;
     long ppid = 0, pgrp = 0;
     if (!(fields >> state >> ppid >> pgrp)) continue;
-    if (pgrp == pgid && state != 'Z' && state != 'X') members.push_back(static_cast<pid_t>(std::atol(entry->d_name)));
+    if (pgrp == pgid && (with_zombies || (state != 'Z' && state != 'X'))) members.push_back(static_cast<pid_t>(std::atol(entry->d_name)));
   }
   ::closedir(proc);
   return members;
 }
+
+std::vector<pid_t> live_members_of_group(pid_t pgid) { return members_of_group(pgid, /*with_zombies=*/false); }
 
 std::string make_capture_file(int* fd) {
   std::string pattern = (fs::temp_directory_path() / "tsrepro-cli-capture-XXXXXX").string();
@@ -137,6 +140,7 @@ Result run_cmd(const std::string& program, const Args& tail, const RunOptions& o
   if (r.exited) r.exit_code = WEXITSTATUS(status);
   if (WIFSIGNALED(status)) r.term_signal = WTERMSIG(status);
 
+  r.unreaped_at_exit = members_of_group(pid, /*with_zombies=*/true).size();
   // A worker may take a moment to notice its parent is gone; give it a second, then clean up.
   for (int i = 0; i < 100 && !live_members_of_group(pid).empty(); ++i)
     std::this_thread::sleep_for(std::chrono::milliseconds(10));

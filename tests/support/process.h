@@ -23,6 +23,8 @@ struct Result {
   int term_signal = 0;  // WTERMSIG when killed by a signal
   bool watchdog_fired = false;
   size_t stray_processes = 0;  // live processes left in the child's process group after it ended
+  // Processes of its group, zombies included, the moment it ended: what it started and did not reap.
+  size_t unreaped_at_exit = 0;
   std::string out, err;
   double seconds = 0;
 
