@@ -1,26 +1,11 @@
 // The registry of backends, made from backends/backends.def.
 
-#include <sstream>
-
 #include "backends/builtin.h"
+#include "runner/word_lists.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {
 namespace {
-
-std::vector<std::string> split_keys(const std::string& keys) {
-  std::vector<std::string> out;
-  std::stringstream in(keys);
-  for (std::string key; std::getline(in, key, ',');)
-    if (!key.empty()) out.push_back(key);
-  return out;
-}
-
-std::string joined(const std::vector<std::string>& words) {
-  std::string text;
-  for (const std::string& word : words) text += (text.empty() ? "" : ", ") + word;
-  return text;
-}
 
 }  // namespace
 
@@ -31,7 +16,7 @@ std::unique_ptr<PreparedGraph> Backend::prepare_module(const torch::jit::Module&
 const std::vector<BackendInfo>& backend_registry() {
   static const std::vector<BackendInfo> registry = {
 #define TSREPRO_BACKEND(id, spelling, option_keys, description, issue_label, under) \
-  {#id, spelling, description, split_keys(option_keys), make_##id##_backend, issue_label, under},
+  {#id, spelling, description, comma_separated(option_keys), make_##id##_backend, issue_label, under},
 #include "backends/backends.def"
 #undef TSREPRO_BACKEND
   };
@@ -41,7 +26,7 @@ const std::vector<BackendInfo>& backend_registry() {
 std::string known_backends_text() {
   std::vector<std::string> spellings;
   for (const BackendInfo& info : backend_registry()) spellings.push_back(info.spelling);
-  return joined(spellings);
+  return joined(spellings, ", ");
 }
 
 const BackendInfo* find_backend(const std::string& spec) {
@@ -62,7 +47,7 @@ std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendOpti
     if (std::find(info->option_keys.begin(), info->option_keys.end(), key) != info->option_keys.end()) continue;
     throw UserError(
         "--backend-opt " + key + ": backend '" + info->name + "' has no such option" +
-        (info->option_keys.empty() ? " (it takes none)" : " (it takes: " + joined(info->option_keys) + ")"));
+        (info->option_keys.empty() ? " (it takes none)" : " (it takes: " + joined(info->option_keys, ", ") + ")"));
   }
   return info->make(spec, options);
 }

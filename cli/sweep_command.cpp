@@ -3,9 +3,9 @@
 // job of a sweep that an executor runs (sweep/job.h), left out of --help.
 
 #include <filesystem>
-#include <sstream>
 
 #include "cli/command.h"
+#include "runner/word_lists.h"
 #include "sweep/job.h"
 #include "sweep/sweep.h"
 #include "tsrepro/backend.h"
@@ -15,14 +15,6 @@ namespace fs = std::filesystem;
 
 namespace tsrepro::cli {
 namespace {
-
-std::vector<std::string> comma_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream list(text);
-  for (std::string item; std::getline(list, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  return items;
-}
 
 class SweepCommand : public Command {
  public:
@@ -57,7 +49,7 @@ class SweepCommand : public Command {
     // Loaded here too; the jobs load them again, wherever they run.
     for (const std::string& library : invocation.libraries)
       options_.libraries.push_back(fs::absolute(library).string());
-    options_.backends = comma_list(backends_);
+    options_.backends = comma_separated(backends_);
     if (options_.backends.empty()) throw UserError("--backends: no backend given");
     for (const std::string& backend : options_.backends) make_backend(backend, {});  // unknown: UserError naming it
     options_.tsrepro = fs::read_symlink("/proc/self/exe").string();

@@ -4,7 +4,7 @@
 # includes a header of a room its own room may not use. Globs are relative to the source root;
 # a file belongs to the first room whose globs match it.
 #
-#   file_util  torch-free file helpers (the tests' support links them too)
+#   file_util  torch-free file and word-list helpers (the tests' support links them too)
 #   process    torch-free: the one way to run a child process (process/child_process.h)
 #   case       the case model and its files: case.json, graph.ir, inputs.pt, IR text, verdicts
 #   backends   what executes a graph (backends/<id>/backend.cpp and what they share)
@@ -23,7 +23,7 @@
 # In matching order: the writers' files in backends/ before the backends room's.
 set(TSREPRO_ROOMS file_util process case writers backends exec worker import explain minifier sweep cli capture)
 
-set(TSREPRO_ROOM_file_util_FILES runner/file_util.*)
+set(TSREPRO_ROOM_file_util_FILES runner/file_util.* runner/word_lists.*)
 set(TSREPRO_ROOM_file_util_USES)
 set(TSREPRO_ROOM_process_FILES process/*)
 set(TSREPRO_ROOM_process_USES)

@@ -14,10 +14,6 @@
 #include "repro/describe.h"
 #include "repro/templates_report.h"  // generated from repro/templates/report/
 
-#ifndef TSREPRO_VERSION
-#define TSREPRO_VERSION "unknown"
-#endif
-
 namespace tsrepro {
 namespace {
 

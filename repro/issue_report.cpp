@@ -10,10 +10,6 @@
 #include "tsrepro/backend.h"
 #include "tsrepro/error.h"
 
-#ifndef TSREPRO_VERSION
-#define TSREPRO_VERSION "unknown"
-#endif
-
 namespace tsrepro {
 namespace {
 

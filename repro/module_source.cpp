@@ -17,6 +17,7 @@
 
 #include "backends/case_module.h"
 #include "repro/reproducer_case.h"
+#include "runner/word_lists.h"
 #include "tsrepro/case.h"
 
 namespace tsrepro {

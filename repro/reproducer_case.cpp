@@ -13,10 +13,6 @@
 #include "runner/case/inputs.h"
 #include "tsrepro/error.h"
 
-#ifndef TSREPRO_VERSION
-#define TSREPRO_VERSION "unknown"
-#endif
-
 namespace tsrepro {
 std::shared_ptr<torch::jit::Graph> reproducer_graph(const Case& c, const ReproSettings& settings) {
   if (settings.failure.run.device == "cpu") return c.graph;
@@ -106,12 +102,6 @@ std::vector<c10::IValue> reproducer_input_values(const Case& c, const ReproSetti
 
 bool uses_fake_inputs(const Case& c, const ReproSettings& settings) {
   return settings.failure.run.fake_inputs || !c.values.has_value();
-}
-
-std::string joined(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string text;
-  for (const std::string& part : parts) text += (text.empty() ? "" : separator) + part;
-  return text;
 }
 
 std::vector<std::string> gradient_input_indices(const Case& c) {

@@ -13,6 +13,7 @@
 
 #include "repro/module_source.h"
 #include "repro/template_fill.h"
+#include "runner/word_lists.h"
 #include "backends/inject/inject.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/case.h"
@@ -68,8 +69,6 @@ bool uses_fake_inputs(const Case& c, const ReproSettings& settings);
 // --backward: the inputs that get gradients in both reproducers, as decimal indices (the runner's
 // own rule, gradient_inputs in runner/case/inputs.h).
 std::vector<std::string> gradient_input_indices(const Case& c);
-
-std::string joined(const std::vector<std::string>& parts, const std::string& separator);
 
 // {"random"} where the graph draws random numbers (a node libtorch calls nondeterministic: dropout
 // in training, rand, bernoulli): the reproducers' lines that seed each compared call with kRunSeed,

@@ -1,0 +1,16 @@
+#pragma once
+// Lists of words in text, one way each: a comma-separated flag or .def field read, a list written
+// with a separator. Torch-free (the file_util room).
+
+#include <string>
+#include <vector>
+
+namespace tsrepro {
+
+// "a,b,,c" -> {"a", "b", "c"}: the non-empty items between commas, as they are.
+std::vector<std::string> comma_separated(const std::string& text);
+
+// {"a", "b"}, ", " -> "a, b".
+std::string joined(const std::vector<std::string>& parts, const std::string& separator);
+
+}  // namespace tsrepro
