@@ -46,7 +46,7 @@ class CompileServer {
  public:
   json ask(const json& request) {
     if (!server_ || !server_->running()) start();
-    if (!write_line(request.dump() + "\n")) died();
+    if (!write_all(server_->stdin_fd(), request.dump() + "\n")) died();
     const std::optional<std::string> line = read_line();
     if (!line) died();
     return json::parse(*line);
@@ -64,16 +64,6 @@ class CompileServer {
       throw std::runtime_error("the PyTorch 2 compile server could not start: " + std::string(e.what()));
     }
     buffered_.clear();
-  }
-
-  bool write_line(const std::string& text) {
-    for (size_t written = 0; written < text.size();) {
-      const ssize_t n = ::write(server_->stdin_fd(), text.data() + written, text.size() - written);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return false;
-      written += static_cast<size_t>(n);
-    }
-    return true;
   }
 
   std::optional<std::string> read_line() {

@@ -331,6 +331,16 @@ ChildRun run_child(const ChildSpec& spec, std::optional<std::chrono::duration<do
   return run;
 }
 
+bool write_all(int fd, const std::string& data) {
+  for (size_t written = 0; written < data.size();) {
+    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    written += static_cast<size_t>(n);
+  }
+  return true;
+}
+
 pid_t fork_copy() { return ::fork(); }
 
 int reap(pid_t pid) {

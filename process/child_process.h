@@ -113,6 +113,10 @@ class Child {
   std::optional<int> status_;
 };
 
+// Writes all of `data` to a child's pipe (or any descriptor), through interrupted and short
+// writes; false where the reader has gone.
+bool write_all(int fd, const std::string& data);
+
 // The worker zygote's two needs (runner/worker/zygote.h), here so that fork and wait live in this
 // module alone: a copy of this process that runs on without exec (fork's result: 0 in the copy,
 // its pid here, -1 where it failed), and the reaping of one child by pid (blocks until it ends;

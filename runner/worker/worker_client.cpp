@@ -27,17 +27,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-bool write_all(int fd, const std::string& data) {
-  size_t written = 0;
-  while (written < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    written += static_cast<size_t>(n);
-  }
-  return true;
-}
-
 // The last few meaningful lines a dead worker wrote to stderr ("terminate called after...").
 std::string tail_of_log(const fs::path& log, size_t max_lines) {
   std::ifstream in(log);
