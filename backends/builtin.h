@@ -19,7 +19,7 @@ inline void seed_random_generators() { at::manual_seed(kRunSeed); }
 std::unique_ptr<PreparedGraph> interpret_graph(std::shared_ptr<torch::jit::Graph> graph);
 
 // The factories, declared from the table (backends/backends.def).
-#define TSREPRO_BACKEND(id, spelling, option_keys, description, issue_label, under) \
+#define TSREPRO_BACKEND(id, spelling, option_keys, description, issue_label, under, roles) \
   std::unique_ptr<Backend> make_##id##_backend(const std::string& spec, const BackendOptions& options);
 #include "backends/backends.def"
 #undef TSREPRO_BACKEND

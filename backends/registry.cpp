@@ -15,7 +15,7 @@ std::unique_ptr<PreparedGraph> Backend::prepare_module(const torch::jit::Module&
 
 const std::vector<BackendInfo>& backend_registry() {
   static const std::vector<BackendInfo> registry = {
-#define TSREPRO_BACKEND(id, spelling, option_keys, description, issue_label, under) \
+#define TSREPRO_BACKEND(id, spelling, option_keys, description, issue_label, under, roles) \
   {#id, spelling, description, comma_separated(option_keys), make_##id##_backend, issue_label, under},
 #include "backends/backends.def"
 #undef TSREPRO_BACKEND

@@ -58,9 +58,11 @@
 #include "capture/subject_graph.h"
 #include "capture/tsrepro_child.h"
 #include "backends/fusion_group.h"
+#include "backends/program_options.h"
 #include "runner/file_util.h"
 #include "runner/case/ivalue_tensors.h"
 #include "tsrepro/after_settings.h"
+#include "tsrepro/backend_defaults.h"
 #include "tsrepro/case.h"  // graph_to_ir
 #include "tsrepro/error.h"
 #include "tsrepro/node_origin.h"
@@ -76,8 +78,8 @@ using torch::jit::Node;
 
 struct Settings {
   AfterSettings after;
-  std::string backend = "nnc";         // TSREPRO_CAPTURE_BACKEND: the tsrepro backend that stands for the program's
-  size_t max_bytes = size_t{1} << 30;  // TSREPRO_CAPTURE_MAX_BYTES: a group's inputs beyond this are not written
+  std::string backend = kProgramBackend;  // TSREPRO_CAPTURE_BACKEND: the tsrepro backend that stands for the program's
+  size_t max_bytes = size_t{1} << 30;     // TSREPRO_CAPTURE_MAX_BYTES: a group's inputs beyond this are not written
 };
 
 const char* variable(const char* name) {
@@ -214,21 +216,14 @@ uint64_t input_signature(int64_t subject, const std::vector<c10::IValue>& inputs
 
 // ---- the checks, in child processes (tsrepro_child.h) --------------------------------------------
 
-// The program's own fuser settings as the nnc backend's options, so that the check compiles the
-// subject the way the program did. (The default strategy, static then dynamic, is the backend's
-// default too: only a dynamic first choice is said.)
+// The backend and its options as the program set them (backends/program_options.h), so that the
+// check compiles the subject the way the program did.
 std::vector<std::string> backend_arguments() {
   std::vector<std::string> args = {"--backend", settings().backend};
-  if (settings().backend != "nnc") return args;
-  auto option = [&](const std::string& key_value) {
+  for (const std::string& option : options_of_this_program(settings().backend)) {
     args.push_back("--backend-opt");
-    args.push_back(key_value);
-  };
-  if (!torch::jit::getFusionGroupInlining()) option("inline=0");
-  if (torch::jit::tensorExprDynamicShapeFusionEnabled()) option("dynamic_shapes=1");
-  if (torch::jit::texprReductionsEnabled()) option("reductions=1");
-  const torch::jit::FusionStrategy strategy = torch::jit::getFusionStrategy();
-  if (!strategy.empty() && strategy.front().first == torch::jit::FusionBehavior::DYNAMIC) option("strategy=dynamic");
+    args.push_back(option);
+  }
   return args;
 }
 

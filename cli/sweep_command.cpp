@@ -9,6 +9,7 @@
 #include "sweep/job.h"
 #include "sweep/sweep.h"
 #include "tsrepro/backend.h"
+#include "tsrepro/backend_defaults.h"
 #include "tsrepro/error.h"
 
 namespace fs = std::filesystem;
@@ -59,7 +60,7 @@ class SweepCommand : public Command {
 
  private:
   SweepOptions options_;
-  std::string backends_ = "jit,nnc,ofi";
+  std::string backends_ = kDefaultSweepBackends;
 };
 
 class SweepJobCommand : public Command {

@@ -6,12 +6,13 @@
 #include "backends/section_templates.h"  // generated from backends/*/repro.py and repro.cpp.in
 #include "repro/cpp_literal.h"
 #include "repro/python_literal.h"
+#include "runner/word_lists.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {
 
 // The section functions, declared from the table: backends/<id>/section.cpp defines each.
-#define TSREPRO_BACKEND(id, spelling, option_keys, description, issue_label, under) \
+#define TSREPRO_BACKEND(id, spelling, option_keys, description, issue_label, under, roles) \
   extern const ReproBackend id##_repro;
 #include "backends/backends.def"
 #undef TSREPRO_BACKEND
@@ -29,13 +30,20 @@ struct SectionEntry {
   const ReproBackend* backend;
   const char* python_template;  // backends/<id>/repro.py
   const char* cpp_template;     // backends/<id>/repro.cpp.in
+  const char* python_head;      // backends/<id>/repro_head.py ("" without one)
+  const char* cpp_head;         // backends/<id>/repro_head.cpp.in ("" without one)
 };
 
 // The table of backends/backends.def; a backend without its two templates or its section
 // function does not build.
 constexpr SectionEntry kSections[] = {
-#define TSREPRO_BACKEND(id, spelling, option_keys, description, issue_label, under) \
-  {#id, &id##_repro, templates::backend_##id##_repro_py, templates::backend_##id##_repro_cpp_in},
+#define TSREPRO_BACKEND(id, spelling, option_keys, description, issue_label, under, roles) \
+  {#id,                                                                                       \
+   &id##_repro,                                                                               \
+   templates::backend_##id##_repro_py,                                                        \
+   templates::backend_##id##_repro_cpp_in,                                                    \
+   templates::backend_##id##_repro_head_py,                                                   \
+   templates::backend_##id##_repro_head_cpp_in},
 #include "backends/backends.def"
 #undef TSREPRO_BACKEND
 };
@@ -52,8 +60,9 @@ const SectionEntry& section_entry(const std::string& spec) {
 
 const ReproBackend& repro_backend(const std::string& spec) { return *section_entry(spec).backend; }
 
-std::string render_backend_section(const SectionRequest& request, const TemplateValues& common,
-                                   const TemplateFlags& form, TemplateFlags& program_flags) {
+RenderedSection render_backend_section(const SectionRequest& request, const TemplateValues& common,
+                                       const TemplateFlags& form, const TemplateValues& program_values,
+                                       TemplateFlags& program_flags) {
   const SectionEntry& entry = section_entry(request.spec);
   SectionParts parts = entry.backend->section(request);
   TemplateValues values = common;
@@ -62,7 +71,25 @@ std::string render_backend_section(const SectionRequest& request, const Template
   flags.insert(parts.flags.begin(), parts.flags.end());
   program_flags.insert(parts.program_flags.begin(), parts.program_flags.end());
   const bool python = &request.dialect == &kPythonDialect;
-  return fill_template(python ? entry.python_template : entry.cpp_template, values, flags);
+  RenderedSection rendered{fill_template(python ? entry.python_template : entry.cpp_template, values, flags), ""};
+
+  const std::string_view head = python ? entry.python_head : entry.cpp_head;
+  if (head.empty()) return rendered;
+  TemplateValues head_values = program_values;
+  for (const auto& [name, value] : values) head_values[name] = value;
+  flags.insert(program_flags.begin(), program_flags.end());
+  const std::string filled = fill_template(head, head_values, flags);
+  const size_t first = filled.find_first_not_of('\n');
+  if (first != std::string::npos) rendered.head = filled.substr(first, filled.find_last_not_of('\n') + 1 - first);
+  return rendered;
+}
+
+std::string backend_heads(const RenderedSection& reference, const RenderedSection& backend, int blank_lines) {
+  const std::string blank(static_cast<size_t>(blank_lines), '\n');
+  std::vector<std::string> heads;
+  if (!reference.head.empty()) heads.push_back(reference.head);
+  if (!backend.head.empty() && backend.head != reference.head) heads.push_back(backend.head);
+  return heads.empty() ? "" : blank + joined(heads, "\n" + blank) + blank;
 }
 
 std::string forward_input_list(const Case& c) {

@@ -2,8 +2,11 @@
 // A backend's section of the reproducers, written once for both languages. Each backend says in
 // backends/<id>/section.cpp what its section needs (values, flags, the helpers it calls), in
 // terms of a Dialect; the writers render that through their dialect into the section template
-// of their language, backends/<id>/repro.py or backends/<id>/repro.cpp.in. No writer lists the
-// backends: the registry comes from backends/backends.def.
+// of their language, backends/<id>/repro.py or backends/<id>/repro.cpp.in, and into its head,
+// backends/<id>/repro_head.py or repro_head.cpp.in (optional): what the program around the
+// sections needs of the backend (headers, declarations, definitions), placed once before them at
+// __BACKEND_HEADS__. No writer lists the backends, and the shared templates hold no backend's
+// lines: the registry comes from backends/backends.def.
 
 #include <string>
 #include <string_view>
@@ -67,10 +70,22 @@ std::string forward_input_list(const Case& c);
 // The entry of `spec`'s backend. Throws UserError for an unknown backend.
 const ReproBackend& repro_backend(const std::string& spec);
 
+// A rendered section and its backend's head.
+struct RenderedSection {
+  std::string text;  // the function `ROLE`
+  std::string head;  // backends/<id>/repro_head.*, filled; empty where the backend has none
+};
+
 // The section of `request.spec` in the request's dialect: its template filled with the backend's
 // parts, `common` values (ROLE, ...) and `form` flags (module, random, ...). Its program flags are
-// added to `program_flags`.
-std::string render_backend_section(const SectionRequest& request, const TemplateValues& common,
-                                   const TemplateFlags& form, TemplateFlags& program_flags);
+// added to `program_flags`. The head is filled with the program's values and flags too (the
+// writer's, as they stand: the model's form, the injected graph).
+RenderedSection render_backend_section(const SectionRequest& request, const TemplateValues& common,
+                                       const TemplateFlags& form, const TemplateValues& program_values,
+                                       TemplateFlags& program_flags);
+
+// The heads of the reference's and the backend's sections for __BACKEND_HEADS__: each once,
+// `blank_lines` apart and around (2 in repro.py, 1 in repro.cpp); empty for none.
+std::string backend_heads(const RenderedSection& reference, const RenderedSection& backend, int blank_lines);
 
 }  // namespace tsrepro

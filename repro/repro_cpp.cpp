@@ -40,15 +40,16 @@ std::string pickled(const std::vector<c10::IValue>& values) {
 // The section of backend `spec` (backends/<id>/repro.cpp.in) as the function `role`. The form
 // flags say how the model is held: the module form, or IR text with one output or several
 // (`packed`), and its archive inline or in a file where a backend freezes it.
-std::string backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
-                            const std::string& role, const std::optional<InjectPlan>& plan, TemplateFlags& flags) {
+RenderedSection backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
+                                const std::string& role, const std::optional<InjectPlan>& plan,
+                                const TemplateValues& values, TemplateFlags& flags) {
   TemplateFlags form = random_number_flags(*c.graph);
   const bool module = flags.count("module") > 0;
   form.insert(module ? "module" : c.graph->outputs().size() != 1 ? "packed" : "single");
   for (const char* storage : {"case_module_inline", "case_module_file"})
     if (flags.count(storage)) form.insert(storage);
   const SectionRequest request{c, kCppDialect, spec, options, plan ? &*plan : nullptr, module, /*empty_inputs=*/false};
-  return render_backend_section(request, {{"ROLE", role}}, form, flags);
+  return render_backend_section(request, {{"ROLE", role}}, form, values, flags);
 }
 
 // include/tsrepro/compare.h and runner/exec/compare.cpp as one header for the one translation unit
@@ -101,7 +102,6 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const ReproM
     if (!module) values["INJECTED_IR"] = cpp_string_lines(graph_to_ir(*plan->graph), "    ");
     values["FIRST_OP"] = cpp_comment_text(plan->op_text.substr(0, plan->op_text.find('+')));
     values["FAULT_EDIT"] = cpp_comment_text(inject_edit_text(plan->fault));
-    if (injected->flags.count("backward_error")) flags.insert("backward_error");
   }
   const std::vector<c10::IValue> inputs = reproducer_input_values(c, s);
   if (const std::optional<std::string>& case_module = modules.case_module) {
@@ -121,9 +121,11 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const ReproM
   // The sides first: they say which helpers they call (uses_interpreted, uses_profiled).
   // With --backward they are wrapped (backward.cpp.in): their own functions get other names.
   const std::string suffix = s.failure.run.backward ? "_forward" : "";
-  const std::string reference = backend_section(c, s.failure.run.ref, {}, "reference" + suffix, std::nullopt, flags);
-  const std::string backend =
-      backend_section(c, s.failure.run.backend, s.failure.run.backend_options, "backend" + suffix, plan, flags);
+  const RenderedSection reference =
+      backend_section(c, s.failure.run.ref, {}, "reference" + suffix, std::nullopt, values, flags);
+  const RenderedSection backend =
+      backend_section(c, s.failure.run.backend, s.failure.run.backend_options, "backend" + suffix, plan, values, flags);
+  values["BACKEND_HEADS"] = backend_heads(reference, backend, 1);
 
   std::string sections;
   if (module) {  // Repro's attributes and the runs of its forward the sections call
@@ -165,8 +167,8 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const ReproM
     }
     append_section(sections, fill_template(templates::repro_cpp_profiled, {}, profiled_flags), 1);
   }
-  append_section(sections, reference, 1);
-  append_section(sections, backend, 1);
+  append_section(sections, reference.text, 1);
+  append_section(sections, backend.text, 1);
   if (s.failure.run.backward)
     append_section(
         sections,

@@ -178,13 +178,13 @@ struct SectionForm {
 };
 
 // The section of backend `spec` (backends/<id>/repro.py) as the function `role`.
-std::string backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
-                            const std::string& role, const std::optional<InjectPlan>& plan, const SectionForm& form,
-                            TemplateFlags& program_flags) {
+RenderedSection backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
+                                const std::string& role, const std::optional<InjectPlan>& plan, const SectionForm& form,
+                                const TemplateValues& program_values, TemplateFlags& program_flags) {
   const SectionRequest request{c,           kPythonDialect,   spec, options, plan ? &*plan : nullptr,
                                form.module, form.empty_inputs};
   return render_backend_section(request, {{"ROLE", role}, {"PARAMETERS", form.parameters()}, {"DEVICE", form.device}},
-                                form.flags(), program_flags);
+                                form.flags(), program_values, program_flags);
 }
 
 // Whether an input is an empty list or dict, whose type torch._C._jit_interpret_graph cannot
@@ -234,12 +234,8 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
   if (!libraries.empty()) flags.insert({"libraries", "os"});
   std::optional<InjectPlan> plan;
   if (is_inject_spec(s.failure.run.backend)) plan = plan_inject(s.failure.run.backend, *c.graph);
-  values["FAULT_OP"] = "";
   const std::optional<InjectSection> injected =
       plan ? std::optional<InjectSection>(inject_section_parts(*plan)) : std::nullopt;
-  // The op the graph calls, defined before the graph (two blank lines around it).
-  if (injected && injected->runs_injected_graph && injected->flags.count("backward_error"))
-    values["FAULT_OP"] = "\n" + std::string(templates::repro_py_backward_error_op) + "\n";
 
   const InputCode inputs = input_code(c, s);
   SectionForm form;
@@ -274,16 +270,18 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
   // Sections: the reference, the backend, the comparison.
   std::string sections;
   if (const std::optional<std::string>& case_module = modules.case_module) {
-    flags.insert("ofi");
+    flags.insert("case_module");
     const bool inline_module = case_module->size() <= kInlineModuleBytes;
     flags.insert(inline_module ? "case_module_inline" : "case_module_file");
     if (inline_module) values["CASE_MODULE_BYTES"] = python_bytes_lines(*case_module, "    ");
     if (!inline_module) flags.insert("os");
   }
   // The sides first: they say which helper they call (uses_profiled), defined before them.
-  const std::string reference = backend_section(c, s.failure.run.ref, {}, "reference", std::nullopt, form, flags);
-  const std::string backend =
-      backend_section(c, s.failure.run.backend, s.failure.run.backend_options, "backend", plan, form, flags);
+  const RenderedSection reference =
+      backend_section(c, s.failure.run.ref, {}, "reference", std::nullopt, form, values, flags);
+  const RenderedSection backend =
+      backend_section(c, s.failure.run.backend, s.failure.run.backend_options, "backend", plan, form, values, flags);
+  values["BACKEND_HEADS"] = backend_heads(reference, backend, 2);
   if (form.empty_inputs) append_section(sections, std::string(templates::repro_py_interpretable), 2);
   if (flags.count("uses_profiled")) {
     TemplateFlags profiled_flags = form.flags();
@@ -296,8 +294,8 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
     }
     append_section(sections, fill_template(templates::repro_py_profiled, {{"DEVICE", form.device}}, profiled_flags), 2);
   }
-  append_section(sections, reference, 2);
-  append_section(sections, backend, 2);
+  append_section(sections, reference.text, 2);
+  append_section(sections, backend.text, 2);
   // Only an accuracy failure needs the comparison: for the others the exit status does not depend on it.
   if (s.failure.status == Status::Accuracy) {
     flags.insert("accuracy");

@@ -12,14 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "runner/word_lists.h"
 #include "sweep/executor.h"
+#include "tsrepro/backend_defaults.h"
 
 namespace tsrepro {
 
 struct SweepOptions {
   std::string zoo;
   std::string out;
-  std::vector<std::string> backends{"jit", "nnc", "ofi"};
+  std::vector<std::string> backends = comma_separated(kDefaultSweepBackends);
   std::string executor = "local";  // local (a process pool) or slurm (a job array per phase)
   int jobs = 2;                    // local executor: jobs at once
   SlurmOptions slurm;

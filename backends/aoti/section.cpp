@@ -14,8 +14,9 @@ SectionParts aoti_section(const SectionRequest& request) {
   SectionParts parts;
   parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
   parts.values["CONFIG"] = o.config_dict(request.dialect.string_literal);
-  // repro.cpp: the package loader's header, <fstream> to look for the package, <cstdlib> for std::exit(2)
-  parts.program_flags.insert({"aoti", "files", "abort"});
+  // repro.cpp: <fstream> to look for the package, <cstdlib> for std::exit(2) (the loader's header
+  // is in repro_head.cpp.in)
+  parts.program_flags.insert({"files", "abort"});
   return parts;
 }
 

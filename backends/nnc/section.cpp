@@ -10,15 +10,12 @@ namespace {
 SectionParts nnc_section(const SectionRequest& request) {
   const NncOptions o = NncOptions::from(request.options);
   SectionParts parts;
-  parts.program_flags = {"uses_profiled", "nnc"};  // repro.cpp: the fuser's headers
+  parts.program_flags = {"uses_profiled"};
   if (!o.fusion_group_inlining) parts.flags.insert("no_inlining");
   if (o.dynamic_shapes) parts.flags.insert("dynamic_shapes");
   if (o.reductions) parts.flags.insert("reductions");
-  if (!parts.flags.empty()) parts.program_flags.insert("nnc_options");
-  if (o.strategy) {
-    parts.flags.insert("strategy");
-    parts.program_flags.insert("strategy");
-  }
+  if (!parts.flags.empty()) parts.flags.insert("options");  // repro_head.cpp.in: tensorexpr_fuser.h
+  if (o.strategy) parts.flags.insert("strategy");
   // FusionBehavior's enumerator; the Python API takes the same word as a string.
   parts.values["STRATEGY"] = o.strategy == "dynamic" ? "DYNAMIC" : "STATIC";
   return parts;

@@ -14,10 +14,7 @@ SectionParts ofi_section(const SectionRequest& request) {
   SectionParts parts;
   parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
   parts.values["NUMERICS"] = request.dialect.bool_literal(o.numerics);
-  if (o.mkldnn)
-    parts.flags.insert("mkldnn");
-  else
-    parts.program_flags.insert("ofi_passes");  // repro.cpp: the passes' headers
+  if (o.mkldnn) parts.flags.insert("mkldnn");  // else repro_head.cpp.in: the passes' headers
   return parts;
 }
 

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tsrepro/backend.h"
+#include "tsrepro/backend_defaults.h"
 #include "tsrepro/compare.h"
 
 namespace tsrepro {
@@ -28,8 +29,8 @@ inline constexpr uint64_t kDefaultFakeSeed = 0;
 inline constexpr uint64_t kRunSeed = 0;
 
 struct RunSpec {
-  std::string ref = "eager";       // the reference backend
-  std::string backend;             // eager, jit, nnc, ofi, inject:<fault>@<op>[+<op>...]
+  std::string ref = kReferenceBackend;  // the reference backend
+  std::string backend;                  // a spec of backends/backends.def: an id, or inject:<fault>@<op>[+<op>...]
   BackendOptions backend_options;  // e.g. {"inline": "0"}: --backend-opt key=value
   std::string device = "cpu";      // cpu or cuda
   CompareOptions compare;

@@ -4,10 +4,11 @@
     fn = tsrepro.wrap(torch.jit.script(model), backend="nnc")
     out = fn(x)
 
-`fn(*inputs)` runs the module the way the backend would in this process (nnc: the TensorExpr
-fuser on the CPU; jit: the profiling executor; ofi: torch.jit.optimize_for_inference; eager: no
-optimization; inject:<fault>@<op>: tsrepro's fault injection, run by tsrepro). With no TSREPRO_*
-variable set, that is all. With them it honours what the C++ side (tsrepro/after.h) does:
+`fn(*inputs)` runs the module the way the backend would in this process (backends/<id>/shim.py,
+installed as tsrepro.backends.<id>: the TensorExpr fuser's switches, freezing, ...), or, for a
+backend that cannot run here (fault injection, PyTorch 2's compilers), the way tsrepro runs it.
+Without a backend, the one tsrepro judges programs under (backends/backends.def's "program").
+With no TSREPRO_* variable set, that is all. With them it honours what the C++ side (tsrepro/after.h) does:
 
     TSREPRO_AFTER=graph|fusion   the whole graph, or each fusion group the backend formed
     TSREPRO_LEVEL=1..4           1: case + repro.py on failure; 2: + minify.sh; 3: the case is
@@ -28,6 +29,7 @@ call raised, and, for checks that need no exception (level 4 comparisons, fusion
 first call of each wrapped module.
 """
 
+import importlib
 import inspect
 import itertools
 import json
@@ -40,7 +42,7 @@ import tempfile
 
 import torch
 
-from . import _paths
+from . import _defaults, _paths
 
 __all__ = ["wrap", "Settings", "TsreproError", "tsrepro_executable"]
 
@@ -114,20 +116,13 @@ def run_directory():
 
 # --- running the module the way the backend would, in this process ------------------------------
 
-def _force_nnc_on_cpu():
-    """The nnc backend's switches; jit leaves torch's defaults alone, as a program that sets none
-    gets them (CPU fusion is off by default in 1.13 without LLVM, on in 2.6 with LLVM)."""
-    torch._C._jit_override_can_fuse_on_cpu(True)
-    torch._C._jit_set_texpr_fuser_enabled(True)
-    torch._C._jit_set_te_must_use_llvm_cpu(torch._C._llvm_enabled())  # NNC's interpreter only without LLVM
-
-
-def _run_injected(module, backend, backend_options, inputs):
-    """The inject test backend's run, made by tsrepro itself (`tsrepro after --outputs`), so that
-    its faults are the ones backends/inject/backend.cpp makes, not an emulation of them: the
-    outputs come back, a raised error is raised here, a crash kills this process with the same
-    signal, a hang hangs."""
-    scratch = tempfile.mkdtemp(prefix="tsrepro-inject-")
+def run_by_tsrepro(module, backend, backend_options, inputs):
+    """The backend's run made by tsrepro itself (`tsrepro after --outputs`), for a backend with no
+    run in this process (no backends/<id>/shim.py): what it does is what the worker does, not an
+    emulation of it (the inject test backend's faults, PyTorch 2's compilers): the outputs come
+    back, a raised error is raised here, a crash kills this process with the same signal, a hang
+    hangs."""
+    scratch = tempfile.mkdtemp(prefix="tsrepro-run-")
     try:
         model, saved_inputs, case, outputs = (os.path.join(scratch, name)
                                               for name in ("model.pt", "inputs.pt", "case", "outputs.pt"))
@@ -153,26 +148,14 @@ def _run_injected(module, backend, backend_options, inputs):
         shutil.rmtree(scratch, ignore_errors=True)
 
 
-class _InProcessBackend:
-    """The backend's run in this process (what the program itself gets)."""
-
-    def __init__(self, module, backend, backend_options):
-        self.module, self.backend, self.backend_options = module, backend, backend_options
-        self.ofi = None
-
-    def __call__(self, inputs):
-        if self.backend.startswith("inject:"):
-            return _run_injected(self.module, self.backend, self.backend_options, inputs)
-        if self.backend == "eager":
-            with torch.jit.optimized_execution(False):
-                return self.module(*inputs)
-        if self.backend == "ofi":
-            if self.ofi is None:
-                self.ofi = torch.jit.optimize_for_inference(torch.jit.freeze(self.module.eval()))
-            return self.ofi(*inputs)
-        if self.backend == "nnc":
-            _force_nnc_on_cpu()
-        return self.module(*inputs)
+def _backend_runner(module, backend, backend_options):
+    """The backend's run in this process (what the program itself gets): backends/<id>/shim.py's
+    `runner`, installed as tsrepro.backends.<id>; tsrepro runs a backend that has none."""
+    try:
+        shim = importlib.import_module("tsrepro.backends." + backend.split(":", 1)[0])
+    except ImportError:
+        return lambda inputs: run_by_tsrepro(module, backend, backend_options, inputs)
+    return shim.runner(module, backend, backend_options)
 
 
 # --- the wrapper ----------------------------------------------------------------------------------
@@ -185,7 +168,7 @@ class Wrapped:
         self.backend_options = dict(backend_options or {})
         self.settings = Settings.from_environment()
         self.id = next(_wrapped_count)
-        self.run = _InProcessBackend(module, backend, self.backend_options)
+        self.run = _backend_runner(module, backend, self.backend_options)
         self.checked_once = False
         self.model_path = None
 
@@ -244,6 +227,6 @@ class Wrapped:
         return result.returncode
 
 
-def wrap(module, backend="nnc", backend_options=None):
+def wrap(module, backend=_defaults.PROGRAM_BACKEND, backend_options=None):
     """The module's forward under `backend`, with the TSREPRO_* workflow around it."""
     return Wrapped(module, backend, backend_options)

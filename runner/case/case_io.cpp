@@ -56,7 +56,7 @@ json expected_to_json(const ExpectedFailure& e) {
 // is the default.
 RunSpec legacy_run_spec(const json& j) {
   RunSpec run;
-  run.ref = j.value("ref", "eager");
+  run.ref = j.value("ref", run.ref);
   run.backend = j.value("backend", "");
   const json options = j.value("options", json::object());  // a named copy: items() does not extend a temporary
   for (const auto& [key, value] : options.items())

@@ -340,7 +340,7 @@ void check_inputs_run(Case& c, const std::string& origin, RunnerProcess& runner,
 
   write_case(c, (scratch / "case").string());
   RunSpec run;
-  run.backend = "eager";
+  run.backend = run.ref;  // the reference alone: do the inputs fit the model at all?
   run.timeout_seconds = timeout_seconds;
   const EvalRequest request = eval_request(c, run, (scratch / "case").string());
   const Verdict verdict = runner.evaluate(request);

@@ -6,7 +6,7 @@
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 # The graph stays IR text (torch._C.parse_ir) here: __IR_FORM_REASON__.  #[ir_form_reason]
 import base64  #[base64]
-import io  #[ofi]
+import io  #[case_module]
 import math  #[math]
 import os  #[os]
 import signal
@@ -21,13 +21,10 @@ for library in __LIBRARIES__:  # the custom operators the graph calls  #[librari
         print("repro.py: the library of custom operators %s is not here" % library)  #[libraries]
         sys.exit(2)  #[libraries]
     torch.ops.load_library(library)  #[libraries]
-__FAULT_OP__
+__BACKEND_HEADS__
 GRAPH = torch._C.parse_ir(  #[!module]
     __GRAPH_IR__)  #[!module]
-INJECTED = torch._C.parse_ir(  # GRAPH with the injected fault at __FIRST_OP__: __FAULT_EDIT__  #[injected]
-    __INJECTED_IR__)  #[injected]
 GRAPH.makeMultiOutputIntoTuple()  # a TorchScript function returns one value: its outputs become a tuple  #[packed]
-INJECTED.makeMultiOutputIntoTuple()  #[packed_injected]
 CASE_MODULE = (  # torch.jit.save of GRAPH as the forward of a module in eval mode, its lifted inputs as buffers  #[case_module_inline]
     __CASE_MODULE_BYTES__)  #[case_module_inline]
 CASE_MODULE = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "case_module.pt"), "rb").read()  #[case_module_file]
