@@ -68,16 +68,17 @@ RenderedSection render_backend_section(const SectionRequest& request, const Temp
   TemplateValues values = common;
   for (auto& [name, value] : parts.values) values[name] = std::move(value);
   TemplateFlags flags = form;
-  flags.insert(parts.flags.begin(), parts.flags.end());
-  program_flags.insert(parts.program_flags.begin(), parts.program_flags.end());
+  flags.insert(parts.flags);
+  program_flags.insert(parts.program_flags);
   const bool python = &request.dialect == &kPythonDialect;
-  RenderedSection rendered{fill_template(python ? entry.python_template : entry.cpp_template, values, flags), ""};
+  RenderedSection rendered{fill_template(python ? entry.python_template : entry.cpp_template, values, flags), "",
+                           parts.calls_interpreted, parts.calls_profiled};
 
   const std::string_view head = python ? entry.python_head : entry.cpp_head;
   if (head.empty()) return rendered;
   TemplateValues head_values = program_values;
   for (const auto& [name, value] : values) head_values[name] = value;
-  flags.insert(program_flags.begin(), program_flags.end());
+  flags.insert(program_flags);
   const std::string filled = fill_template(head, head_values, flags);
   const size_t first = filled.find_first_not_of('\n');
   if (first != std::string::npos) rendered.head = filled.substr(first, filled.find_last_not_of('\n') + 1 - first);

@@ -44,13 +44,15 @@ struct SectionRequest {
   bool empty_inputs;              // repro.py's IR form feeds an empty list or dict (interpretable.py)
 };
 
-// What a section adds: its template's values and flags, and flags of the program around it (an
-// import or header its code needs; "uses_interpreted" or "uses_profiled": the helper it calls
-// to run the model, which repro.cpp (profiled.cpp.in) and repro.py (profiled.py) then define).
+// What a section adds: its template's values and flags, flags of the program around it (a
+// header its code needs), and the helper it calls to run the model, which repro.cpp
+// (module.cpp.in, profiled.cpp.in) and repro.py (profiled.py) then define.
 struct SectionParts {
   TemplateValues values;
   TemplateFlags flags;
   TemplateFlags program_flags;
+  bool calls_interpreted = false;  // TorchScript's interpreter on the model
+  bool calls_profiled = false;     // the profiling executor on the model
 };
 
 // How a backend appears in the reproducers: backends/<id>/section.cpp defines `<id>_repro`.
@@ -74,6 +76,8 @@ const ReproBackend& repro_backend(const std::string& spec);
 struct RenderedSection {
   std::string text;  // the function `ROLE`
   std::string head;  // backends/<id>/repro_head.*, filled; empty where the backend has none
+  bool calls_interpreted = false;
+  bool calls_profiled = false;
 };
 
 // The section of `request.spec` in the request's dialect: its template filled with the backend's

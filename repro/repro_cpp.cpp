@@ -44,9 +44,9 @@ RenderedSection backend_section(const Case& c, const std::string& spec, const Ba
                                 const std::string& role, const std::optional<InjectPlan>& plan,
                                 const TemplateValues& values, TemplateFlags& flags) {
   TemplateFlags form = random_number_flags(*c.graph);
-  const bool module = flags.count("module") > 0;
-  form.insert(module ? "module" : c.graph->outputs().size() != 1 ? "packed" : "single");
-  for (const char* storage : {"case_module_inline", "case_module_file"})
+  const bool module = flags.count(flag::module) > 0;
+  form.insert(module ? flag::module : c.graph->outputs().size() != 1 ? flag::packed : flag::single);
+  for (TemplateFlag storage : {flag::case_module_inline, flag::case_module_file})
     if (flags.count(storage)) form.insert(storage);
   const SectionRequest request{c, kCppDialect, spec, options, plan ? &*plan : nullptr, module, /*empty_inputs=*/false};
   return render_backend_section(request, {{"ROLE", role}}, form, values, flags);
@@ -75,13 +75,13 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const ReproM
   TemplateFlags flags;
   TemplateValues values;
   add_common_values(c, s, cpp_comment_text, cpp_string_literal, values, flags);
-  if (s.failure.run.backward) flags.insert("backward");
+  if (s.failure.run.backward) flags.insert(flag::backward);
 
   std::string libraries;
   for (const ExtensionLibrary& library : libraries_of_case(c))
     libraries += (libraries.empty() ? "" : ", ") + cpp_string_literal(library.path);
   values["LIBRARIES"] = libraries;
-  if (!libraries.empty()) flags.insert("libraries");
+  if (!libraries.empty()) flags.insert(flag::libraries);
   std::optional<InjectPlan> plan;
   if (is_inject_spec(s.failure.run.backend)) plan = plan_inject(s.failure.run.backend, *c.graph);
   const std::optional<InjectSection> injected =
@@ -89,15 +89,15 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const ReproM
   // The model: Repro's forward as source (repro/module_source.h), or IR text where it cannot be.
   const bool module = modules.ir_form_reason.empty();
   if (module) {
-    flags.insert("module");
+    flags.insert(flag::module);
     values["FORWARD"] = cpp_string_lines(modules.repro.printed_forward, "    ");
   } else {
-    flags.insert("ir_form_reason");
+    flags.insert(flag::ir_form_reason);
     values["IR_FORM_REASON"] = cpp_comment_text(modules.ir_form_reason);
     values["GRAPH_IR"] = cpp_string_lines(reproducer_graph_ir(c, s), "    ");
   }
   if (injected && injected->runs_injected_graph) {
-    flags.insert(module ? "injected_module" : "injected");
+    flags.insert(module ? flag::injected_module : flag::injected);
     if (module) values["INJECTED_FORWARD"] = cpp_string_lines(modules.injected->printed_forward, "    ");
     if (!module) values["INJECTED_IR"] = cpp_string_lines(graph_to_ir(*plan->graph), "    ");
     values["FIRST_OP"] = cpp_comment_text(plan->op_text.substr(0, plan->op_text.find('+')));
@@ -106,19 +106,19 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const ReproM
   const std::vector<c10::IValue> inputs = reproducer_input_values(c, s);
   if (const std::optional<std::string>& case_module = modules.case_module) {
     const bool inline_module = case_module->size() <= kInlineModuleBytes;
-    flags.insert(inline_module ? "case_module_inline" : "case_module_file");
+    flags.insert(inline_module ? flag::case_module_inline : flag::case_module_file);
     if (inline_module) values["CASE_MODULE_BYTES"] = cpp_string_lines(*case_module, "    ");
-    if (!inline_module) flags.insert("files");
+    if (!inline_module) flags.insert(flag::files);
   }
   if (!uses_fake_inputs(c, s) && tensor_data_bytes(inputs) > kInlineInputBytes) {
-    flags.insert("saved_inputs");
-    flags.insert("files");
+    flags.insert(flag::saved_inputs);
+    flags.insert(flag::files);
   } else {
-    flags.insert("inline_inputs");
+    flags.insert(flag::inline_inputs);
     values["INPUT_BYTES"] = cpp_string_lines(pickled(inputs), "    ");
   }
 
-  // The sides first: they say which helpers they call (uses_interpreted, uses_profiled).
+  // The sides first: they say which helpers they call.
   // With --backward they are wrapped (backward.cpp.in): their own functions get other names.
   const std::string suffix = s.failure.run.backward ? "_forward" : "";
   const RenderedSection reference =
@@ -143,12 +143,12 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const ReproM
     }
     for (size_t i : modules.repro.forward_inputs) forward_inputs.push_back("values[" + std::to_string(i) + "]");
     TemplateFlags uses;
-    if (flags.count("uses_interpreted")) uses.insert("interpreted");
-    if (flags.count("uses_profiled")) uses.insert("profiled");
-    if (uses.count("profiled") && random_number_flags(*c.graph).count("random")) uses.insert("profiled_random");
+    if (reference.calls_interpreted || backend.calls_interpreted) uses.insert(flag::interpreted);
+    if (reference.calls_profiled || backend.calls_profiled) uses.insert(flag::profiled);
+    if (uses.count(flag::profiled) && random_number_flags(*c.graph).count(flag::random)) uses.insert(flag::profiled_random);
     if (modules.repro.needs_resolver || (modules.injected && modules.injected->needs_resolver)) {
-      uses.insert("resolver");
-      flags.insert("resolver");
+      uses.insert(flag::resolver);
+      flags.insert(flag::resolver);
     }
     append_section(
         sections,
@@ -156,12 +156,12 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const ReproM
                       {{"ATTRIBUTES", joined(attributes, "\n")}, {"FORWARD_INPUTS", joined(forward_inputs, ", ")}},
                       uses),
         1);
-  } else if (flags.count("uses_profiled")) {
-    flags.insert("profiled");
+  } else if (reference.calls_profiled || backend.calls_profiled) {
+    flags.insert(flag::profiled);
     TemplateFlags profiled_flags = random_number_flags(*c.graph);
-    if (c.graph->outputs().size() != 1) profiled_flags.insert("packed");
+    if (c.graph->outputs().size() != 1) profiled_flags.insert(flag::packed);
     if (const std::vector<std::string> constants = used_constant_inputs(c); !constants.empty()) {
-      profiled_flags.insert("constants");
+      profiled_flags.insert(flag::constants);
       append_section(sections,
                      fill_template(templates::repro_cpp_constants, {{"CONSTANT_INPUTS", joined(constants, ", ")}}), 1);
     }
@@ -174,9 +174,9 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& s, const ReproM
         sections,
         fill_template(templates::repro_cpp_backward, {{"GRADIENT_INPUTS", joined(gradient_input_indices(c), ", ")}}),
         1);
-  if (s.failure.status == Status::Accuracy || s.failure.run.backward) flags.insert("compare_header");
+  if (s.failure.status == Status::Accuracy || s.failure.run.backward) flags.insert(flag::compare_header);
   if (s.failure.status == Status::Accuracy) {
-    flags.insert("accuracy");
+    flags.insert(flag::accuracy);
     const CompareOptions& cmp = s.failure.run.compare;
     append_section(
         sections,

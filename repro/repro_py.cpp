@@ -133,8 +133,8 @@ std::string module_class(const ModuleForm& form, const InputCode& inputs, const 
   }
   const std::string& forward = form.python_forward;
   TemplateFlags flags;
-  if (with_init && !lines.empty()) flags.insert("attributes");
-  if (with_init && !training_flags.empty()) flags.insert("training_flags");
+  if (with_init && !lines.empty()) flags.insert(flag::attributes);
+  if (with_init && !training_flags.empty()) flags.insert(flag::training_flags);
   return fill_template(templates::repro_py_module_class,
                        {{"CLASS", name},
                         {"BASE", base},
@@ -170,7 +170,7 @@ struct SectionForm {
 
   TemplateFlags flags() const {
     TemplateFlags flags = random;
-    flags.insert(module ? "module" : empty_inputs ? "empty_inputs" : "graph_inputs");
+    flags.insert(module ? flag::module : empty_inputs ? flag::empty_inputs : flag::graph_inputs);
     return flags;
   }
   // A section's parameters: the reference of the module form gets fp64 too (Repro's own floats).
@@ -231,7 +231,7 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
   std::vector<std::string> libraries;
   for (const ExtensionLibrary& library : libraries_of_case(c)) libraries.push_back(python_string_literal(library.path));
   values["LIBRARIES"] = "[" + joined(libraries, ", ") + "]";
-  if (!libraries.empty()) flags.insert({"libraries", "os"});
+  if (!libraries.empty()) flags.insert({flag::libraries, flag::os});
   std::optional<InjectPlan> plan;
   if (is_inject_spec(s.failure.run.backend)) plan = plan_inject(s.failure.run.backend, *c.graph);
   const std::optional<InjectSection> injected =
@@ -243,25 +243,25 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
   form.random = random_number_flags(*c.graph);
   form.device = values["DEVICE"];
   std::string input_helper = inputs.helper;
-  if (inputs.saved) flags.insert("os");
+  if (inputs.saved) flags.insert(flag::os);
   if (form.module) {
-    flags.insert("module");
+    flags.insert(flag::module);
     add_module_form(modules, inputs, plan ? &*plan : nullptr, values);
     if (inputs.saved) input_helper += "\n\n\nSAVED = saved_inputs()  # the values of the graph's inputs, in order";
   } else {
-    flags.insert("ir_form_reason");
+    flags.insert(flag::ir_form_reason);
     values["IR_FORM_REASON"] = python_comment_text(modules.ir_form_reason);
     values["CLASSES"] = values["TYPING_IMPORT"] = "";
     values["GRAPH_IR"] = ir_literal_lines(reproducer_graph_ir(c, s));
     if (injected && injected->runs_injected_graph) {
-      flags.insert("injected");
+      flags.insert(flag::injected);
       values["INJECTED_IR"] = ir_literal_lines(graph_to_ir(*plan->graph));
       values["FIRST_OP"] = python_comment_text(plan->op_text.substr(0, plan->op_text.find('+')));
       values["FAULT_EDIT"] = python_comment_text(inject_edit_text(plan->fault));
     }
     values["INPUTS"] = inputs.saved ? "saved_inputs()" : python_list_lines(inputs.values);
-    if (c.graph->outputs().size() != 1) flags.insert(flags.count("injected") ? "packed_injected" : "packed");
-    if (flags.count("packed_injected")) flags.insert("packed");
+    if (c.graph->outputs().size() != 1) flags.insert(flags.count(flag::injected) ? flag::packed_injected : flag::packed);
+    if (flags.count(flag::packed_injected)) flags.insert(flag::packed);
     form.empty_inputs = has_empty_container_input(reproducer_input_values(c, s));
   }
   // Defined right before the code that calls it, with PEP 8's blank lines around it.
@@ -270,24 +270,24 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
   // Sections: the reference, the backend, the comparison.
   std::string sections;
   if (const std::optional<std::string>& case_module = modules.case_module) {
-    flags.insert("case_module");
+    flags.insert(flag::case_module);
     const bool inline_module = case_module->size() <= kInlineModuleBytes;
-    flags.insert(inline_module ? "case_module_inline" : "case_module_file");
+    flags.insert(inline_module ? flag::case_module_inline : flag::case_module_file);
     if (inline_module) values["CASE_MODULE_BYTES"] = python_bytes_lines(*case_module, "    ");
-    if (!inline_module) flags.insert("os");
+    if (!inline_module) flags.insert(flag::os);
   }
-  // The sides first: they say which helper they call (uses_profiled), defined before them.
+  // The sides first: they say which helper they call (calls_profiled), defined before them.
   const RenderedSection reference =
       backend_section(c, s.failure.run.ref, {}, "reference", std::nullopt, form, values, flags);
   const RenderedSection backend =
       backend_section(c, s.failure.run.backend, s.failure.run.backend_options, "backend", plan, form, values, flags);
   values["BACKEND_HEADS"] = backend_heads(reference, backend, 2);
   if (form.empty_inputs) append_section(sections, std::string(templates::repro_py_interpretable), 2);
-  if (flags.count("uses_profiled")) {
+  if (reference.calls_profiled || backend.calls_profiled) {
     TemplateFlags profiled_flags = form.flags();
     const std::vector<std::string> constants = used_constant_inputs(c);
     if (!form.module && !constants.empty()) {
-      profiled_flags.insert("constants");
+      profiled_flags.insert(flag::constants);
       append_section(
           sections,
           fill_template(templates::repro_py_constants, {{"CONSTANT_INPUTS", "[" + joined(constants, ", ") + "]"}}), 2);
@@ -298,14 +298,14 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
   append_section(sections, backend.text, 2);
   // Only an accuracy failure needs the comparison: for the others the exit status does not depend on it.
   if (s.failure.status == Status::Accuracy) {
-    flags.insert("accuracy");
-    flags.insert(s.failure.run.compare.use_fp64 ? "fp64" : "no_fp64");
-    if (s.failure.run.compare.use_fp64) flags.insert(form.module ? "fp64_module" : "fp64_graph");
+    flags.insert(flag::accuracy);
+    flags.insert(s.failure.run.compare.use_fp64 ? flag::fp64 : flag::no_fp64);
+    if (s.failure.run.compare.use_fp64) flags.insert(form.module ? flag::fp64_module : flag::fp64_graph);
     const CompareOptions& cmp = s.failure.run.compare;
     TemplateFlags options;  // the rules of the options tsrepro run was given (--cos, --ignore-non-fp)
-    if (cmp.cos_similarity) options.insert("cos");
-    if (cmp.ignore_non_fp) options.insert("ignore_non_fp");
-    if (cmp.exact_dtype) options.insert("exact");
+    if (cmp.cos_similarity) options.insert(flag::cos);
+    if (cmp.ignore_non_fp) options.insert(flag::ignore_non_fp);
+    if (cmp.exact_dtype) options.insert(flag::exact);
     append_section(
         sections,
         fill_template(templates::repro_py_same,
@@ -318,13 +318,13 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
                    fill_template(templates::repro_py_backward,
                                  {{"GRADIENT_INPUTS", "[" + joined(gradient_input_indices(c), ", ") + "]"}}),
                    2);
-  if (sections.find("os.") != std::string::npos || flags.count("repeat")) flags.insert("os");
+  if (sections.find("os.") != std::string::npos || flags.count(flag::repeat)) flags.insert(flag::os);
   values["SECTIONS"] = sections.substr(0, sections.find_last_not_of('\n') + 1);
 
   // Imports the data needs.
   const std::string data = values["INPUTS"] + values["CLASSES"];
-  if (data.find("math.") != std::string::npos) flags.insert("math");
-  if (data.find("base64.") != std::string::npos) flags.insert("base64");
+  if (data.find("math.") != std::string::npos) flags.insert(flag::math);
+  if (data.find("base64.") != std::string::npos) flags.insert(flag::base64);
   return at_most_two_blank_lines(fill_template(templates::repro_py_repro, values, flags));
 }
 

@@ -136,21 +136,21 @@ void add_common_values(const Case& c, const ReproSettings& s, std::string (*comm
   values["CPU"] = comment(cpu_model_name());
   values["EXPECTED_TEXT"] = comment(expected_failure_text(s));
   values["COMMAND"] = comment(s.command_line);
-  if (!s.command_line.empty()) flags.insert("command");
+  if (!s.command_line.empty()) flags.insert(flag::command);
   values["NODE_ORIGINS"] = comment(node_origins_text(c));
-  if (!values["NODE_ORIGINS"].empty()) flags.insert("origins");
+  if (!values["NODE_ORIGINS"].empty()) flags.insert(flag::origins);
   values["EXPECTED"] = literal(s.failure.status_text());
   values["EXIT_ON_EXCEPTION"] = s.failure.status == Status::Exception ? "1" : "0";
   values["DEVICE"] = literal(s.failure.run.device);
-  if (s.failure.run.device != "cpu") flags.insert("cuda");
+  if (s.failure.run.device != "cpu") flags.insert(flag::cuda);
   values["TIMEOUT_S"] = std::to_string(static_cast<int64_t>(std::ceil(s.failure.run.timeout_seconds)));
   values["RUN_SEED"] = std::to_string(kRunSeed);
   // A flaky failure: repro.py runs it run.repeat times and reports the rate.
-  if (s.failure.run.repeat > 1) flags.insert("repeat");
+  if (s.failure.run.repeat > 1) flags.insert(flag::repeat);
   values["REPEAT"] = std::to_string(s.failure.run.repeat);
   values["RUNS"] = std::to_string(s.failure.runs);
   values["FAILED_RUNS"] = std::to_string(s.failure.failed_runs);
-  for (const std::string& flag : random_number_flags(*c.graph)) flags.insert(flag);
+  flags.insert(random_number_flags(*c.graph));
 }
 
 namespace {
@@ -167,7 +167,7 @@ bool draws_random_numbers(const torch::jit::Block* block) {
 }  // namespace
 
 TemplateFlags random_number_flags(const torch::jit::Graph& graph) {
-  return draws_random_numbers(graph.block()) ? TemplateFlags{"random"} : TemplateFlags{};
+  return draws_random_numbers(graph.block()) ? TemplateFlags{flag::random} : TemplateFlags{};
 }
 
 void append_section(std::string& source, const std::string& section, int separator) {

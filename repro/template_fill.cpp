@@ -46,7 +46,8 @@ bool keep_tagged_line(std::string& line, const TemplateFlags& flags) {
     if (!std::islower(static_cast<unsigned char>(ch)) && !std::isdigit(static_cast<unsigned char>(ch)) && ch != '_')
       return true;  // not a tag
   line = trimmed_right(line.substr(0, marker));
-  return flags.count(flag) != negated;
+  TemplateFlag::named(flag);  // a tag no generated flag has: std::logic_error
+  return flags.has(flag) != negated;
 }
 
 bool is_name_char(char ch) { return std::isupper(static_cast<unsigned char>(ch)) || std::isdigit(ch) || ch == '_'; }
@@ -80,6 +81,13 @@ std::string substitute(const std::string& line, const TemplateValues& values, bo
 }
 
 }  // namespace
+
+TemplateFlag TemplateFlag::named(std::string_view name) {
+  for (const char* known : TemplateFlagTable::kNames)
+    if (name == known) return TemplateFlagTable::make(known);
+  throw std::logic_error("template flag [" + std::string(name) +
+                         "] is in no template that cmake/template_flags.cmake reads");
+}
 
 std::string fill_template(std::string_view text, const TemplateValues& values, const TemplateFlags& flags,
                           int max_blank_lines) {

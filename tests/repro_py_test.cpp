@@ -76,23 +76,6 @@ bool reproduced(const ShellResult& r, const std::string& expected_kind, const st
   return found == kSignals.end() ? signal_number != SIGALRM : found->second == signal_number;
 }
 
-// ---- Template filling (no Python needed) ------------------------------------------------------
-
-TEST(TemplateFill, PlaceholdersFlagsAndEmptyLines) {
-  const std::string text =
-      "a = __VALUE__\n"
-      "__EMPTY__\n"
-      "b = 1  #[on]\n"
-      "c = 2  #[!on]\n"
-      "d = 3  # a comment  #[off]\n"
-      "def __init__(self): return __VALUE__  # __lower__ stays\n"
-      "\n\n\n\n"
-      "e = 4  //[on]\n";
-  EXPECT_EQ(fill_template(text, {{"VALUE", "__KEPT__ [x]"}, {"EMPTY", ""}}, {"on"}),
-            "a = __KEPT__ [x]\nb = 1\ndef __init__(self): return __KEPT__ [x]  # __lower__ stays\n\n\ne = 4\n");
-  EXPECT_THROW(fill_template("x = __MISSING__\n", {}), std::logic_error);
-}
-
 TEST(ReproPySource, TheOneNodeCaseFitsFiftyLinesOfCode) {
   Case c;
   c.graph = graph_from_ir("graph(%x : Tensor):\n  %y : Tensor = aten::relu(%x)\n  return (%y)\n", "relu");

@@ -16,7 +16,7 @@ SectionParts aoti_section(const SectionRequest& request) {
   parts.values["CONFIG"] = o.config_dict(request.dialect.string_literal);
   // repro.cpp: <fstream> to look for the package, <cstdlib> for std::exit(2) (the loader's header
   // is in repro_head.cpp.in)
-  parts.program_flags.insert({"files", "abort"});
+  parts.program_flags.insert({flag::files, flag::abort});
   return parts;
 }
 

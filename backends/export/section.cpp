@@ -10,7 +10,7 @@ namespace {
 SectionParts export_section(const SectionRequest& request) {
   SectionParts parts;
   parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
-  parts.program_flags.insert("abort");  // repro.cpp: <cstdlib>, for its std::exit(2)
+  parts.program_flags.insert(flag::abort);  // repro.cpp: <cstdlib>, for its std::exit(2)
   return parts;
 }
 

@@ -12,7 +12,7 @@ SectionParts inductor_section(const SectionRequest& request) {
   const InductorOptions o = InductorOptions::from(request.options);
   SectionParts parts;
   parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
-  parts.program_flags.insert("abort");  // repro.cpp: <cstdlib>, for its std::exit(2)
+  parts.program_flags.insert(flag::abort);  // repro.cpp: <cstdlib>, for its std::exit(2)
   std::string arguments = "backend=" + request.dialect.string_literal("inductor");
   if (o.mode != "default") arguments += ", mode=" + request.dialect.string_literal(o.mode);
   if (o.dynamic != "auto") arguments += std::string(", dynamic=") + (o.dynamic == "1" ? "True" : "False");

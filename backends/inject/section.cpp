@@ -16,20 +16,20 @@ InjectSection inject_section_parts(const InjectPlan& plan) {
   // The faults that edit the graph run it: the forward returns, what is wrong shows later.
   section.runs_injected_graph = fires && (plan.fault == "accuracy" || plan.fault == "flaky-accuracy" ||
                                           plan.fault == "backward-accuracy" || plan.fault == "backward-error");
-  if (!fires || section.runs_injected_graph || plan.fault == "segfault") section.flags.insert("returns");
+  if (!fires || section.runs_injected_graph || plan.fault == "segfault") section.flags.insert(flag::returns);
   // It runs a graph that draws random numbers: kRunSeed first.
-  if (section.flags.count("returns") && random_number_flags(*plan.graph).count("random"))
-    section.flags.insert("seeded");
-  if (fires && plan.fault == "backward-error") section.flags.insert("backward_error");
+  if (section.flags.count(flag::returns) && random_number_flags(*plan.graph).count(flag::random))
+    section.flags.insert(flag::seeded);
+  if (fires && plan.fault == "backward-error") section.flags.insert(flag::backward_error);
   // flaky-accuracy: repro.py's runs 1, 3, ... are healthy (TSREPRO_REPRO_RUN, its repeated
   // runs); repro.cpp runs once, as the first run does.
-  if (fires && plan.fault == "flaky-accuracy") section.flags.insert("flaky");
+  if (fires && plan.fault == "flaky-accuracy") section.flags.insert(flag::flaky);
   if (fires && (plan.fault == "compile-error" || plan.fault == "runtime-error")) {
-    section.flags.insert("raises");
+    section.flags.insert(flag::raises);
     section.message = inject_error_message(plan.fault, plan.op_text);
   }
   if (fires && (plan.fault == "abort" || plan.fault == "segfault" || plan.fault == "hang"))
-    section.flags.insert(plan.fault);
+    section.flags.insert(TemplateFlag::named(plan.fault));
   return section;
 }
 
@@ -41,12 +41,12 @@ SectionParts inject_section(const SectionRequest& request) {
   SectionParts parts;
   parts.flags = fault.flags;
   // Where it returns, it runs the graph (or the model) in the interpreter, as the form says.
-  if (parts.flags.count("returns") && (request.module_form || request.empty_inputs)) {
-    parts.flags.erase("returns");
-    parts.flags.insert(request.module_form ? "returns_module" : "returns_empty_inputs");
+  if (parts.flags.count(flag::returns) && (request.module_form || request.empty_inputs)) {
+    parts.flags.erase(flag::returns);
+    parts.flags.insert(request.module_form ? flag::returns_module : flag::returns_empty_inputs);
   }
-  if (parts.flags.count("returns_module")) parts.program_flags.insert("uses_interpreted");
-  for (const char* needs_header : {"abort", "segfault"})  // repro.cpp: <cstdlib>, <csignal>
+  parts.calls_interpreted = parts.flags.count(flag::returns_module) > 0;
+  for (TemplateFlag needs_header : {flag::abort, flag::segfault})  // repro.cpp: <cstdlib>, <csignal>
     if (parts.flags.count(needs_header)) parts.program_flags.insert(needs_header);
   const Dialect& d = request.dialect;
   parts.values = {{"SPEC", d.comment_text(request.spec)},

@@ -1,12 +1,16 @@
 // jit's section of the reproducers (backends/jit/repro.py, repro.cpp.in): the profiling executor
-// with its default passes, nothing to choose. It calls the program's profiling-executor helper (uses_profiled).
+// with its default passes, nothing to choose. It calls the program's profiling-executor helper (calls_profiled).
 
 #include "repro/backend_section.h"
 
 namespace tsrepro {
 namespace {
 
-SectionParts jit_section(const SectionRequest&) { return {{}, {}, {"uses_profiled"}}; }
+SectionParts jit_section(const SectionRequest&) {
+  SectionParts parts;
+  parts.calls_profiled = true;
+  return parts;
+}
 
 }  // namespace
 

@@ -10,12 +10,12 @@ namespace {
 SectionParts nnc_section(const SectionRequest& request) {
   const NncOptions o = NncOptions::from(request.options);
   SectionParts parts;
-  parts.program_flags = {"uses_profiled"};
-  if (!o.fusion_group_inlining) parts.flags.insert("no_inlining");
-  if (o.dynamic_shapes) parts.flags.insert("dynamic_shapes");
-  if (o.reductions) parts.flags.insert("reductions");
-  if (!parts.flags.empty()) parts.flags.insert("options");  // repro_head.cpp.in: tensorexpr_fuser.h
-  if (o.strategy) parts.flags.insert("strategy");
+  parts.calls_profiled = true;
+  if (!o.fusion_group_inlining) parts.flags.insert(flag::no_inlining);
+  if (o.dynamic_shapes) parts.flags.insert(flag::dynamic_shapes);
+  if (o.reductions) parts.flags.insert(flag::reductions);
+  if (!parts.flags.empty()) parts.flags.insert(flag::options);  // repro_head.cpp.in: tensorexpr_fuser.h
+  if (o.strategy) parts.flags.insert(flag::strategy);
   // FusionBehavior's enumerator; the Python API takes the same word as a string.
   parts.values["STRATEGY"] = o.strategy == "dynamic" ? "DYNAMIC" : "STATIC";
   return parts;

@@ -14,7 +14,7 @@ SectionParts ofi_section(const SectionRequest& request) {
   SectionParts parts;
   parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
   parts.values["NUMERICS"] = request.dialect.bool_literal(o.numerics);
-  if (o.mkldnn) parts.flags.insert("mkldnn");  // else repro_head.cpp.in: the passes' headers
+  if (o.mkldnn) parts.flags.insert(flag::mkldnn);  // else repro_head.cpp.in: the passes' headers
   return parts;
 }
 
