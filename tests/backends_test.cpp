@@ -2,9 +2,12 @@
 // whatever a candidate does.
 
 #include <chrono>
+#include <fstream>
+#include <iterator>
 
 #include <gtest/gtest.h>
 #include <torch/cuda.h>
+#include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/script.h>
 
 #include "runner/exec/evaluate.h"
@@ -219,7 +222,21 @@ TEST(Devices, CudaRunsBothSidesOnTheGpu) {
   testing::TempDir dir;
   EvalRequest r = request_for("chain100_scripted", "nnc", dir);
   r.run.device = "cuda";
+  r.outputs_path = dir / "outputs.pkl";
   EXPECT_EQ(Evaluator().evaluate(r, kIgnorePhases).status, Status::Pass);
+  // A pass says the sides agree, not where they ran: both sides' outputs are CUDA tensors.
+  std::ifstream file(r.outputs_path, std::ios::binary);
+  const std::vector<char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const auto sides = torch::jit::pickle_load(bytes).toTupleRef().elements();
+  ASSERT_EQ(sides.size(), 2u);
+  size_t tensors = 0;
+  for (const c10::IValue& side : sides)
+    for (const c10::IValue& output : side.toTupleRef().elements())
+      if (output.isTensor()) {
+        EXPECT_TRUE(output.toTensor().is_cuda()) << output.toTensor().device();
+        ++tensors;
+      }
+  EXPECT_GE(tensors, 2u);
 }
 
 }  // namespace
