@@ -10,7 +10,7 @@
 
 #include "backends/builtin.h"
 #include "backends/profiling_executor.h"
-#include "runner/case/written_inputs.h"
+#include "runner/graph/written_inputs.h"
 #include "tsrepro/error.h"
 #include "tsrepro/torch_compat.h"
 

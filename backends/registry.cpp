@@ -5,9 +5,6 @@
 #include "tsrepro/error.h"
 
 namespace tsrepro {
-namespace {
-
-}  // namespace
 
 std::unique_ptr<PreparedGraph> Backend::prepare_module(const torch::jit::Module&, const std::vector<c10::IValue>&) {
   throw UserError("backend " + name() + " has no public calls on a saved module to judge it by");

@@ -60,7 +60,7 @@
 #include "backends/fusion_group.h"
 #include "backends/program_options.h"
 #include "runner/file_util.h"
-#include "runner/case/ivalue_tensors.h"
+#include "runner/graph/ivalue_tensors.h"
 #include "tsrepro/after_settings.h"
 #include "tsrepro/backend_defaults.h"
 #include "tsrepro/case.h"  // graph_to_ir

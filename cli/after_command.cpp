@@ -10,7 +10,7 @@
 
 #include "cli/command.h"
 #include "repro/after/compile_case.h"
-#include "runner/case/torch_save_writer.h"
+#include "runner/formats/torch_save_writer.h"
 #include "tsrepro/after_settings.h"
 #include "tsrepro/error.h"
 

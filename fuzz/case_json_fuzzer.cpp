@@ -10,7 +10,7 @@
 #include <ATen/ATen.h>
 
 #include "fuzz/fuzz_target.h"
-#include "runner/case/torch_save_writer.h"
+#include "runner/formats/torch_save_writer.h"
 #include "tsrepro/case.h"
 
 namespace {

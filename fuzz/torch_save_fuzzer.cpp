@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "fuzz/fuzz_target.h"
-#include "runner/case/torch_save_reader.h"
+#include "runner/formats/torch_save_reader.h"
 #include "tsrepro/case.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -9,7 +9,7 @@
 
 #include "minifier/gradient_attribution.h"
 #include "runner/exec/evaluate.h"
-#include "runner/case/typed_nodes.h"
+#include "runner/graph/typed_nodes.h"
 
 namespace tsrepro {
 namespace {

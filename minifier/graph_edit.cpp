@@ -10,7 +10,7 @@
 
 #include "minifier/graph_edit.h"
 #include "backends/builtin.h"
-#include "runner/case/written_inputs.h"
+#include "runner/graph/written_inputs.h"
 #include "tsrepro/node_origin.h"
 
 namespace tsrepro {

@@ -13,9 +13,9 @@
 #include "runner/file_util.h"
 #include "runner/case/inputs.h"
 #include "tsrepro/backend.h"  // clone_values
-#include "runner/case/torch_save_reader.h"
-#include "runner/case/torch_save_writer.h"
-#include "runner/case/written_inputs.h"
+#include "runner/formats/torch_save_reader.h"
+#include "runner/formats/torch_save_writer.h"
+#include "runner/graph/written_inputs.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {

@@ -12,7 +12,7 @@
 #include "minifier/worker_interest.h"
 #include "process/child_process.h"
 #include "runner/file_util.h"
-#include "runner/case/torch_save_writer.h"
+#include "runner/formats/torch_save_writer.h"
 #include "tsrepro/error.h"
 
 namespace fs = std::filesystem;

@@ -38,11 +38,11 @@ struct SectionEntry {
 // function does not build.
 constexpr SectionEntry kSections[] = {
 #define TSREPRO_BACKEND(id, spelling, option_keys, description, issue_label, under, roles) \
-  {#id,                                                                                       \
-   &id##_repro,                                                                               \
-   templates::backend_##id##_repro_py,                                                        \
-   templates::backend_##id##_repro_cpp_in,                                                    \
-   templates::backend_##id##_repro_head_py,                                                   \
+  {#id,                                                                                    \
+   &id##_repro,                                                                            \
+   templates::backend_##id##_repro_py,                                                     \
+   templates::backend_##id##_repro_cpp_in,                                                 \
+   templates::backend_##id##_repro_head_py,                                                \
    templates::backend_##id##_repro_head_cpp_in},
 #include "backends/backends.def"
 #undef TSREPRO_BACKEND

@@ -8,7 +8,7 @@
 #include <unordered_map>
 
 #include "process/child_process.h"
-#include "runner/case/nested_nodes.h"
+#include "runner/graph/nested_nodes.h"
 
 namespace tsrepro {
 namespace {

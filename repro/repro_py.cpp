@@ -260,7 +260,8 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
       values["FAULT_EDIT"] = python_comment_text(inject_edit_text(plan->fault));
     }
     values["INPUTS"] = inputs.saved ? "saved_inputs()" : python_list_lines(inputs.values);
-    if (c.graph->outputs().size() != 1) flags.insert(flags.count(flag::injected) ? flag::packed_injected : flag::packed);
+    if (c.graph->outputs().size() != 1)
+      flags.insert(flags.count(flag::injected) ? flag::packed_injected : flag::packed);
     if (flags.count(flag::packed_injected)) flags.insert(flag::packed);
     form.empty_inputs = has_empty_container_input(reproducer_input_values(c, s));
   }

@@ -57,6 +57,9 @@ ReproModules repro_modules(const Case& c, const ReproSettings& settings);
 // The writers of writer.h with the model already made (they make it themselves otherwise).
 std::string repro_py_source(const Case& c, const ReproSettings& settings, const ReproModules& modules);
 std::string repro_cpp_source(const Case& c, const ReproSettings& settings, const ReproModules& modules);
+// tsrepro_compare.h beside an accuracy or --backward repro.cpp: include/tsrepro/compare.h and
+// runner/exec/compare.cpp as one header, the comparison tsrepro itself runs.
+std::string repro_cpp_compare_header();
 
 // "aten::max_pool2d at resnet.py:270 (maxpool, node 17); ...": where the graph's nodes came
 // from, for a reproducer's header; the first kListedNodeOrigins of them. Empty without origins.

@@ -5,7 +5,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "runner/case/nested_nodes.h"
+#include "runner/graph/nested_nodes.h"
 
 namespace tsrepro {
 namespace {

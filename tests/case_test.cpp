@@ -13,7 +13,7 @@
 
 #include "runner/import/import.h"
 #include "runner/case/inputs.h"
-#include "runner/case/torch_save_reader.h"
+#include "runner/formats/torch_save_reader.h"
 #include "runner/worker/worker_client.h"
 #include "tests/support/cases.h"
 #include "tsrepro/backend.h"

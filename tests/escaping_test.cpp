@@ -15,7 +15,7 @@
 #include "repro/markdown.h"
 #include "repro/python_literal.h"
 #include "repro/shell_literal.h"
-#include "runner/case/ir_comment_text.h"
+#include "runner/formats/ir_comment_text.h"
 #include "tests/support/files.h"
 #include "tests/support/paths.h"
 #include "tests/support/process.h"

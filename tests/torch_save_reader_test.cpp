@@ -1,8 +1,8 @@
 // Tests for runner/torch_save_reader: the APPEND/SETITEM rewrite on hand-made pickles, and
 // reading the torch.save fixtures written by tests/fixtures/make_input_fixtures.py.
 
-#include "runner/case/torch_save_reader.h"
-#include "runner/case/torch_save_writer.h"
+#include "runner/formats/torch_save_reader.h"
+#include "runner/formats/torch_save_writer.h"
 
 #include <cmath>
 #include <fstream>

@@ -1,7 +1,7 @@
 // runner/written_inputs: which graph inputs a run may write to (those get a copy per run; the
 // others, a model's parameters, are shared by all runs of a candidate).
 
-#include "runner/case/written_inputs.h"
+#include "runner/graph/written_inputs.h"
 
 #include <gtest/gtest.h>
 #include <torch/script.h>

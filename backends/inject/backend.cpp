@@ -24,8 +24,8 @@
 
 #include "backends/builtin.h"
 #include "backends/inject/inject.h"
-#include "runner/case/nested_nodes.h"
-#include "runner/case/typed_nodes.h"
+#include "runner/graph/nested_nodes.h"
+#include "runner/graph/typed_nodes.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {

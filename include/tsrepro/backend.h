@@ -83,7 +83,7 @@ std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendOpti
 std::vector<c10::IValue> clone_values(const std::vector<c10::IValue>& values);
 
 // The values a run gets: deep copies of those marked in `written` (inputs_maybe_written of the
-// graph, runner/case/written_inputs.h), the others as they are (tensors as fresh leaves on the same
+// graph, runner/graph/written_inputs.h), the others as they are (tensors as fresh leaves on the same
 // storage, requires_grad kept).
 std::vector<c10::IValue> fresh_copies(const std::vector<c10::IValue>& values, const std::vector<bool>& written);
 

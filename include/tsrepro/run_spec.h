@@ -31,8 +31,8 @@ inline constexpr uint64_t kRunSeed = 0;
 struct RunSpec {
   std::string ref = kReferenceBackend;  // the reference backend
   std::string backend;                  // a spec of backends/backends.def: an id, or inject:<fault>@<op>[+<op>...]
-  BackendOptions backend_options;  // e.g. {"inline": "0"}: --backend-opt key=value
-  std::string device = "cpu";      // cpu or cuda
+  BackendOptions backend_options;       // e.g. {"inline": "0"}: --backend-opt key=value
+  std::string device = "cpu";           // cpu or cuda
   CompareOptions compare;
   bool backward = false;     // also compare input gradients of a scalar loss
   bool fake_inputs = false;  // seeded fake inputs from the specs instead of the case's values

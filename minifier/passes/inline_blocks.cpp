@@ -9,7 +9,7 @@
 #include <torch/script.h>
 
 #include "minifier/pass.h"
-#include "runner/case/nested_nodes.h"
+#include "runner/graph/nested_nodes.h"
 
 namespace tsrepro {
 namespace {

@@ -11,14 +11,14 @@
 #include <torch/version.h>
 #include <unistd.h>
 
-#include "runner/case/bounded_json.h"
+#include "runner/formats/bounded_json.h"
 #include "runner/case/extension_libraries.h"
 #include "runner/case/inputs.h"
-#include "runner/case/ir_limits.h"
-#include "runner/case/nested_nodes.h"
+#include "runner/formats/ir_limits.h"
+#include "runner/graph/nested_nodes.h"
 #include "runner/file_util.h"
-#include "runner/case/torch_save_reader.h"
-#include "runner/case/torch_save_writer.h"
+#include "runner/formats/torch_save_reader.h"
+#include "runner/formats/torch_save_writer.h"
 #include "tsrepro/case.h"
 #include "tsrepro/compare.h"
 #include "tsrepro/error.h"

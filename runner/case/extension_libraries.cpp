@@ -14,7 +14,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/runtime/operator.h>
 
-#include "runner/case/bounded_json.h"
+#include "runner/formats/bounded_json.h"
 #include "runner/file_util.h"
 #include "tsrepro/error.h"
 

@@ -4,7 +4,7 @@
 #include <torch/script.h>
 
 #include "runner/case/inputs.h"
-#include "runner/case/torch_save_reader.h"
+#include "runner/formats/torch_save_reader.h"
 #include "tsrepro/compare.h"
 #include "tsrepro/error.h"
 

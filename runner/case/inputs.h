@@ -8,7 +8,7 @@
 #include <ATen/core/ivalue.h>
 #include <c10/core/ScalarType.h>
 
-#include "runner/case/ivalue_tensors.h"
+#include "runner/graph/ivalue_tensors.h"
 #include "tsrepro/case.h"
 #include "tsrepro/run_spec.h"  // kDefaultFakeSeed
 

@@ -8,7 +8,7 @@
 
 #include <torch/script.h>
 
-#include "runner/case/printable_constants.h"
+#include "runner/formats/printable_constants.h"
 #include "tsrepro/case.h"
 #include "tsrepro/node_origin.h"
 

@@ -6,7 +6,7 @@
 #include <torch/csrc/jit/runtime/autodiff.h>
 #include <torch/script.h>
 
-#include "runner/case/ir_comment_text.h"
+#include "runner/formats/ir_comment_text.h"
 #include "tsrepro/case.h"
 #include "tsrepro/error.h"
 #include "tsrepro/limits.h"

@@ -14,9 +14,9 @@
 #include "runner/exec/accuracy_verdict.h"
 #include "runner/exec/fp64_reference.h"
 #include "runner/case/constant_inputs.h"
-#include "runner/case/torch_save_reader.h"
-#include "runner/case/torch_save_writer.h"
-#include "runner/case/written_inputs.h"
+#include "runner/formats/torch_save_reader.h"
+#include "runner/formats/torch_save_writer.h"
+#include "runner/graph/written_inputs.h"
 #include "tsrepro/error.h"
 #include "tsrepro/foreign_error.h"
 

@@ -16,7 +16,7 @@
 #include "backends/builtin.h"
 #include "backends/profiling_executor.h"
 #include "runner/case/inputs.h"
-#include "runner/case/written_inputs.h"
+#include "runner/graph/written_inputs.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/case.h"
 #include "tsrepro/error.h"

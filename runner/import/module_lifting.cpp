@@ -12,7 +12,7 @@
 #include <torch/csrc/jit/passes/inliner.h>
 
 #include "runner/import/attribute_state.h"
-#include "runner/case/ivalue_tensors.h"
+#include "runner/graph/ivalue_tensors.h"
 #include "runner/import/module_lifting.h"
 #include "runner/import/object_tuples.h"
 #include "tsrepro/error.h"

@@ -11,7 +11,7 @@
 #include <torch/csrc/jit/ir/ir.h>
 
 #include "runner/import/module_lifting.h"
-#include "runner/case/nested_nodes.h"
+#include "runner/graph/nested_nodes.h"
 
 namespace tsrepro {
 namespace {

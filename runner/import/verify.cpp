@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "runner/case/torch_save_reader.h"
+#include "runner/formats/torch_save_reader.h"
 #include "runner/exec/evaluate.h"
 #include "runner/file_util.h"
 #include "runner/worker/worker_client.h"

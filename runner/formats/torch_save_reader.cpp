@@ -1,4 +1,4 @@
-#include "runner/case/torch_save_reader.h"
+#include "runner/formats/torch_save_reader.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -25,8 +25,8 @@
 #include <caffe2/serialize/inline_container.h>
 #include <torch/csrc/jit/serialization/unpickler.h>
 
-#include "runner/case/sound_values.h"
-#include "runner/case/zip_records.h"
+#include "runner/formats/sound_values.h"
+#include "runner/formats/zip_records.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {

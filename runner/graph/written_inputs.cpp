@@ -1,4 +1,4 @@
-#include "runner/case/written_inputs.h"
+#include "runner/graph/written_inputs.h"
 
 #include <set>
 #include <unordered_map>

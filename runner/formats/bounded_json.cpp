@@ -1,4 +1,4 @@
-#include "runner/case/bounded_json.h"
+#include "runner/formats/bounded_json.h"
 
 #include "tsrepro/error.h"
 #include "tsrepro/limits.h"

@@ -1,4 +1,4 @@
-#include "runner/case/torch_save_writer.h"
+#include "runner/formats/torch_save_writer.h"
 
 #include <fstream>
 

@@ -1,4 +1,4 @@
-#include "runner/case/zip_records.h"
+#include "runner/formats/zip_records.h"
 
 #include <fstream>
 #include <stdexcept>

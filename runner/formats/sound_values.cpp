@@ -1,4 +1,4 @@
-#include "runner/case/sound_values.h"
+#include "runner/formats/sound_values.h"
 
 #include <unordered_map>
 #include <unordered_set>

@@ -1,6 +1,6 @@
 // ivalue_tensors.h
 
-#include "runner/case/ivalue_tensors.h"
+#include "runner/graph/ivalue_tensors.h"
 
 namespace tsrepro {
 

@@ -1,7 +1,7 @@
 // make_constants_printable: constants libtorch prints but cannot parse back, rebuilt from
-// constants it can (runner/case/printable_constants.h says which and how).
+// constants it can (runner/formats/printable_constants.h says which and how).
 
-#include "runner/case/printable_constants.h"
+#include "runner/formats/printable_constants.h"
 
 #include <cfloat>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "runner/case/ir_comment_text.h"
+#include "runner/formats/ir_comment_text.h"
 
 #include <cstdio>
 

@@ -1,4 +1,4 @@
-#include "runner/case/ir_limits.h"
+#include "runner/formats/ir_limits.h"
 
 #include <utility>
 #include <vector>
