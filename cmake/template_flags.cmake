@@ -3,6 +3,8 @@
 # tsrepro::flag::<name>`, and the table TemplateFlag::named checks run-time words against. Run by
 # the build (CMakeLists.txt), with -DOUTPUT=header -DINPUTS=a.py|b.cpp.in|...
 
+include(${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake)
+
 string(REPLACE "|" ";" INPUTS "${INPUTS}")
 set(names)
 foreach(input IN LISTS INPUTS)
@@ -31,9 +33,4 @@ foreach(name IN LISTS names)
 endforeach()
 string(APPEND text "}  // namespace flag\n\n}  // namespace tsrepro\n")
 # Rewritten only when it changes, so an unchanged set of tags rebuilds nothing.
-if(EXISTS ${OUTPUT})
-  file(READ ${OUTPUT} old)
-endif()
-if(NOT "${old}" STREQUAL "${text}")
-  file(WRITE ${OUTPUT} "${text}")
-endif()
+write_if_changed(${OUTPUT} "${text}")
