@@ -30,6 +30,7 @@ first call of each wrapped module.
 """
 
 import importlib
+import importlib.util
 import inspect
 import itertools
 import json
@@ -151,11 +152,11 @@ def run_by_tsrepro(module, backend, backend_options, inputs):
 def _backend_runner(module, backend, backend_options):
     """The backend's run in this process (what the program itself gets): backends/<id>/shim.py's
     `runner`, installed as tsrepro.backends.<id>; tsrepro runs a backend that has none."""
-    try:
-        shim = importlib.import_module("tsrepro.backends." + backend.split(":", 1)[0])
-    except ImportError:
+    shim = "tsrepro.backends." + backend.split(":", 1)[0]
+    # Asked before importing: an ImportError raised inside a shim is that shim's error, not "none".
+    if importlib.util.find_spec(shim) is None:
         return lambda inputs: run_by_tsrepro(module, backend, backend_options, inputs)
-    return shim.runner(module, backend, backend_options)
+    return importlib.import_module(shim).runner(module, backend, backend_options)
 
 
 # --- the wrapper ----------------------------------------------------------------------------------
