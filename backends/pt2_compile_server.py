@@ -10,7 +10,7 @@
 # Protocol: one JSON object per line, requests on stdin, answers on stdout. What anything else
 # prints (Inductor, the converter) goes to stderr, the worker's log: the server keeps stdout's
 # file for itself and points file descriptor 1 at stderr.
-#   {"op": "compile", "key", "backend", "module", "inputs", "work", "options", "seed"}
+#   {"op": "compile", "key", "backend", "module", "inputs", "work", "options", "libraries", "seed"}
 #       -> {"ok": true} or, for aoti, {"ok": true, "package": PATH}
 #   {"op": "run", "key", "inputs", "outputs", "seed"} -> {"ok": true}, outputs torch.save'd
 #   any failure -> {"ok": false, "type": "module.Class", "message": "..."}
@@ -77,6 +77,19 @@ class Server:
 
         self.torch = torch
         self.programs = {}  # key -> Program
+        self.libraries = set()  # extension libraries loaded (torchvision's operators), as the worker has them
+
+    def load_libraries(self, libraries):
+        # {"path", "package"}: the package (torchvision) first, whose Python side registers the
+        # operators' fake kernels that torch.export traces with; then the library itself.
+        import importlib
+
+        for library in libraries:
+            if library["path"] not in self.libraries:
+                if library["package"]:
+                    importlib.import_module(library["package"])
+                self.torch.ops.load_library(library["path"])
+                self.libraries.add(library["path"])
 
     def exported(self, request, args):
         from torch._export.converter import TS2EPConverter
@@ -88,6 +101,7 @@ class Server:
         torch = self.torch
         if request["key"] in self.programs:
             return {"ok": True, **self.programs[request["key"]].answer}
+        self.load_libraries(request.get("libraries", []))
         args = torch.load(request["inputs"], weights_only=False)
         options = request["options"]
         program = self.exported(request, args)

@@ -21,6 +21,7 @@
 #include "backends/case_module.h"
 #include "backends/pt2_compile_server_script.h"
 #include "process/child_process.h"
+#include "runner/case/extension_libraries.h"
 #include "runner/formats/torch_save_reader.h"
 #include "runner/formats/torch_save_writer.h"
 #include "runner/file_util.h"
@@ -122,6 +123,16 @@ std::string compilation_key(const std::string& backend, const BackendOptions& op
   return key.str();
 }
 
+// The extension libraries this process loaded (torchvision's operators): the server loads them too,
+// or the module it is handed could not even be read back, and imports the Python package each is
+// part of, as a program using its operators does (python_package_of).
+json libraries_json() {
+  json libraries = json::array();
+  for (const ExtensionLibrary& library : loaded_extension_libraries())
+    libraries.push_back({{"path", library.path}, {"package", python_package_of(library.path)}});
+  return libraries;
+}
+
 json options_json(const BackendOptions& options) {
   json object = json::object();
   for (const auto& [key, value] : options) object[key] = value;
@@ -175,7 +186,8 @@ std::vector<c10::IValue> graph_outputs(const c10::IValue& returned, bool packed)
   if (!packed) return {returned};
   if (returned.isTuple()) return returned.toTupleRef().elements().vec();
   if (returned.isList()) return returned.toListRef().vec();
-  throw std::runtime_error("the compiled module returned " + returned.tagKind() + " where the case has several outputs");
+  throw std::runtime_error("the compiled module returned " + returned.tagKind() +
+                           " where the case has several outputs");
 }
 
 Pt2Compilation compile_in_python(const std::string& backend, const BackendOptions& options,
@@ -195,6 +207,7 @@ Pt2Compilation compile_in_python(const std::string& backend, const BackendOption
                                                     {"inputs", (dir / "sample_inputs.pt").string()},
                                                     {"work", dir.string()},
                                                     {"options", options_json(options)},
+                                                    {"libraries", libraries_json()},
                                                     {"seed", kRunSeed}}));
   compilation.package = answer.value("package", std::string());
   return compilation;

@@ -228,10 +228,16 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
   add_common_values(c, s, python_comment_text, python_string_literal, values, flags);
 
   // The case.
-  std::vector<std::string> libraries;
-  for (const ExtensionLibrary& library : libraries_of_case(c)) libraries.push_back(python_string_literal(library.path));
+  std::vector<std::string> libraries, packages;
+  for (const ExtensionLibrary& library : libraries_of_case(c)) {
+    libraries.push_back(python_string_literal(library.path));
+    if (const std::string package = python_package_of(library.path); !package.empty())
+      packages.push_back(python_string_literal(package));
+  }
   values["LIBRARIES"] = "[" + joined(libraries, ", ") + "]";
+  values["LIBRARY_PACKAGES"] = "[" + joined(packages, ", ") + "]";
   if (!libraries.empty()) flags.insert({flag::libraries, flag::os});
+  if (!packages.empty()) flags.insert(flag::library_packages);
   std::optional<InjectPlan> plan;
   if (is_inject_spec(s.failure.run.backend)) plan = plan_inject(s.failure.run.backend, *c.graph);
   const std::optional<InjectSection> injected =

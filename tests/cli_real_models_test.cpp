@@ -18,14 +18,9 @@ Result python(const std::string& script, const Args& args = {}) {
   return run_cmd("/usr/bin/python3", all, {"", 300});
 }
 
-// The same for a script that scripts a module: written to a file in `dir` first, since scripting
-// reads the module's source with inspect, which `python -c` has not.
+// The same for a script that scripts a module: a file in `dir` (run_python_file).
 Result python_file(const TempDir& dir, const std::string& source, const Args& args) {
-  const std::string script = dir / "make_model.py";
-  write_text(script, source);
-  Args all{script};
-  all.insert(all.end(), args.begin(), args.end());
-  return run_cmd("/usr/bin/python3", all, {"", 300});
+  return run_python_file(dir / "make_model.py", source, args);
 }
 
 #define REQUIRE_SYSTEM_TORCH() SKIP_WITHOUT_PYTHON_TORCH()
@@ -303,6 +298,8 @@ TEST(CliImportModule, CustomOperatorsNeedTheirLibraryAndTheReproducersLoadIt) {
   ASSERT_EQ(minify.exit_code, 0) << minify.describe();
   EXPECT_EQ(minify.stdout_json().value("final_nodes", 0), 1) << minify.describe();
   EXPECT_NE(read_text(out + "/minified/repro.py").find(library), std::string::npos);
+  // ... and imports the package the library is part of, as a program using torchvision.ops does.
+  EXPECT_NE(read_text(out + "/minified/repro.py").find("for package in [\"torchvision\"]:"), std::string::npos);
   const Result repro = run_cmd("/usr/bin/python3", {out + "/minified/repro.py"}, {"", 300});
   EXPECT_EQ(repro.exit_code, 1) << repro.describe();
   // The environment variable serves the same, for the workflow that has no command line.

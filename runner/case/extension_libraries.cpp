@@ -72,6 +72,15 @@ void load_extension_libraries(const std::vector<std::string>& paths) {
 
 const std::vector<ExtensionLibrary>& loaded_extension_libraries() { return loaded(); }
 
+std::string python_package_of(const std::string& library_path) {
+  std::string package;
+  std::error_code ec;
+  for (std::filesystem::path dir = std::filesystem::path(library_path).parent_path();
+       dir.has_filename() && std::filesystem::exists(dir / "__init__.py", ec); dir = dir.parent_path())
+    package = dir.filename().string() + (package.empty() ? "" : "." + package);
+  return package;
+}
+
 std::vector<ExtensionLibrary> libraries_called_by(const torch::jit::Graph& graph,
                                                   const std::vector<ExtensionLibrary>& libraries) {
   std::set<std::string> called;

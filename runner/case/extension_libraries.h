@@ -37,6 +37,13 @@ std::vector<ExtensionLibrary> libraries_called_by(const torch::jit::Graph& graph
 // cases recorded them), kept where the graph calls their operators.
 std::vector<ExtensionLibrary> libraries_of_case(const Case& c);
 
+// The dotted name of the Python package a library is part of (torchvision for
+// .../torchvision/_C.so: each folder up from the library's that holds an __init__.py), or "" for
+// a library of no package. A Python program that uses such operators imports the package, and the
+// package's Python side registers what torch.export needs of them (their fake kernels): the
+// PyTorch 2 compile server and repro.py import it too.
+std::string python_package_of(const std::string& library_path);
+
 // The paths of the libraries CASE_DIR/case.json records, read without torch (the CLI loads them
 // before it starts anything); none where it records none or cannot be read (load_case says why).
 std::vector<std::string> recorded_library_paths(const std::string& case_dir);

@@ -42,7 +42,8 @@ std::vector<pid_t> members_of_group(pid_t pgid, bool with_zombies) {
     char state = 0;
     long ppid = 0, pgrp = 0;
     if (!(fields >> state >> ppid >> pgrp)) continue;
-    if (pgrp == pgid && (with_zombies || (state != 'Z' && state != 'X'))) members.push_back(static_cast<pid_t>(std::atol(entry->d_name)));
+    if (pgrp == pgid && (with_zombies || (state != 'Z' && state != 'X')))
+      members.push_back(static_cast<pid_t>(std::atol(entry->d_name)));
   }
   ::closedir(proc);
   return members;
@@ -155,6 +156,13 @@ Result run_cmd(const std::string& program, const Args& tail, const RunOptions& o
 }
 
 Result tsrepro(const Args& args, const RunOptions& options) { return run_cmd(kTsrepro, args, options); }
+
+Result run_python_file(const std::string& script, const std::string& source, const Args& args) {
+  write_text(script, source);
+  Args all{script};
+  all.insert(all.end(), args.begin(), args.end());
+  return run_cmd(kPython, all, {"", 300});
+}
 
 // Configures (Release; this build's libtorch where the test knows it) and builds a CMake
 // project. Returns the failing step's result, or the build's.

@@ -46,6 +46,9 @@ struct RunOptions {
 Result run_cmd(const std::string& program, const Args& tail, const RunOptions& options = {});
 // This build's tsrepro.
 Result tsrepro(const Args& args, const RunOptions& options = {});
+// Runs `source` with kPython as the file `script`, written first (scripting a module reads its
+// source with inspect, which `python -c` has not), with `args`.
+Result run_python_file(const std::string& script, const std::string& source, const Args& args);
 // Several tsrepro commands concurrently (a few at a time); results in order.
 std::vector<Result> tsrepro_all(const std::vector<Args>& commands, const RunOptions& options = {});
 
@@ -79,10 +82,10 @@ bool python_torch_required();
 // one libtorch line. scripts/test-debian13.sh sets TSREPRO_TEST_SKIP_LIBTORCH_INDEPENDENT for the
 // second line, to keep CI inside its time; unset it there to run everything.
 bool skip_libtorch_independent_tests();
-#define LIBTORCH_INDEPENDENT_TEST()                                                                    \
-  if (::tsrepro_test::skip_libtorch_independent_tests()) {                                             \
-    GTEST_SKIP() << "its subject does not depend on libtorch: run on the other libtorch line "         \
-                    "(TSREPRO_TEST_SKIP_LIBTORCH_INDEPENDENT is set)";                                 \
+#define LIBTORCH_INDEPENDENT_TEST()                                                            \
+  if (::tsrepro_test::skip_libtorch_independent_tests()) {                                     \
+    GTEST_SKIP() << "its subject does not depend on libtorch: run on the other libtorch line " \
+                    "(TSREPRO_TEST_SKIP_LIBTORCH_INDEPENDENT is set)";                         \
   }
 
 }  // namespace tsrepro_test
