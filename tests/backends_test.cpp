@@ -182,6 +182,12 @@ TEST(Evaluator, FakeInputsWhenNoInputsFile) {
 TEST(Signatures, MaskNumbersAddressesAndPaths) {
   EXPECT_EQ(exception_signature(Phase::Run, "RuntimeError", "size 12 at 0x7ffe12 in /usr/lib/x.so\nsecond line"),
             exception_signature(Phase::Run, "RuntimeError", "size 7 at 0xdead in /opt/y.so\nother"));
+  // A digit on a name is the name's: PyTorch's converter is not "TSNEPConverter".
+  EXPECT_EQ(
+      exception_signature(Phase::Compile, "RuntimeError", "TS2EPConverter: float32 conv2d got InvalidTag(16), 1.5e-3"),
+      "exception:compile:RuntimeError: TS2EPConverter: float32 conv2d got InvalidTag(N), N");
+  EXPECT_EQ(exception_signature(Phase::Compile, "RuntimeError", "Expected Tensor but got InvalidTag(-96)"),
+            exception_signature(Phase::Compile, "RuntimeError", "Expected Tensor but got InvalidTag(16)"));
   EXPECT_NE(exception_signature(Phase::Run, "RuntimeError", "a"),
             exception_signature(Phase::Compile, "RuntimeError", "a"));
   EXPECT_EQ(crash_signature(11), "crash:SIGSEGV");

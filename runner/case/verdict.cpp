@@ -33,14 +33,17 @@ std::string first_nonempty_line(const std::string& text) {
   return "";
 }
 
-// Masks what differs between two sightings of the same bug: addresses, paths, numbers.
+// Masks what differs between two sightings of the same bug: addresses, paths, numbers (with their
+// sign: a garbage value read as a tag is InvalidTag(16) once and InvalidTag(-96) the next). Digits
+// that go on a name are the name's (TS2EPConverter, float32, conv2d): a number starts where no
+// letter, digit or '_' comes before it.
 std::string mask_variable_parts(std::string text) {
   static const std::regex hex("0x[0-9a-fA-F]+");
   static const std::regex path("(/[^\\s:'\"(),]+)+");
-  static const std::regex number("[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
+  static const std::regex number("(^|[^A-Za-z0-9_])-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
   text = std::regex_replace(text, hex, "0x?");
   text = std::regex_replace(text, path, "<path>");
-  return std::regex_replace(text, number, "N");
+  return std::regex_replace(text, number, "$1N");
 }
 
 json diff_to_json(const OutputDiff& d) {
