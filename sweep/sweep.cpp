@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <iomanip>
 #include <iostream>
 #include <map>
 #include <set>
@@ -52,6 +53,14 @@ struct Group {
   std::vector<std::string> merged;    // ids of the groups found to be the same bug
   std::vector<std::string> backends;  // where it shows: its own, then those of the groups merged into it
 };
+
+// --timeout's value as a person writes it (1200, 0.5), not std::to_string's 1200.000000: it shows
+// in every job's command, and in the command line each repro.py quotes.
+std::string seconds_argument(double seconds) {
+  std::ostringstream text;
+  text << std::setprecision(15) << seconds;  // 15 digits: any value a person types, exactly
+  return text.str();
+}
 
 json parsed_json(const std::string& text) {
   const size_t start = text.rfind("\n{", text.size() >= 2 ? text.size() - 2 : 0);
@@ -165,7 +174,7 @@ class Sweep {
   Job run_job_of(const Model& m, const std::string& backend, const std::string& phase, int repeat) const {
     Job job{
         job_dir(phase, m.entry.name + "." + backend),
-        command({"run", m.case_dir, "--backend", backend, "--json", "--timeout", std::to_string(o_.timeout_seconds)}),
+        command({"run", m.case_dir, "--backend", backend, "--json", "--timeout", seconds_argument(o_.timeout_seconds)}),
         {}};
     if (repeat > 1) job.argv.insert(job.argv.end(), {"--repeat", std::to_string(repeat)});
     return job;
@@ -242,7 +251,7 @@ class Sweep {
   Job minify_job(const Group& g) const {
     Job job{job_dir("minify", g.id),
             command({"minify", g.models.front()->case_dir, "--backend", g.backend, "-o", bug_dir(g), "--json",
-                     "--timeout", std::to_string(o_.timeout_seconds)}),
+                     "--timeout", seconds_argument(o_.timeout_seconds)}),
             {bug_dir(g)}};
     // A flaky failure: a candidate is kept when one of --repeat runs fails.
     if (is_flaky(g)) job.argv.insert(job.argv.end(), {"--repeat", std::to_string(o_.repeat)});
