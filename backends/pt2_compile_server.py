@@ -15,14 +15,18 @@
 #   {"op": "run", "key", "inputs", "outputs", "seed"} -> {"ok": true}, outputs torch.save'd
 #   any failure -> {"ok": false, "type": "module.Class", "message": "..."}
 # A compiled program stays here under its key (the worker's hash of graph, backend and options),
-# so a candidate compiled once runs again without compiling.
+# so a candidate compiled once runs again without compiling; the last few only (KEPT_PROGRAMS):
+# each holds a copy of the model's state, and a minify compiles hundreds of candidates.
 
 import ast
+import collections
 import ctypes
 import json
 import os
 import signal
 import sys
+
+KEPT_PROGRAMS = 4  # a candidate's reference and tested runs, and a --repeat, ask for the last one
 
 
 def die_with_parent():
@@ -76,7 +80,7 @@ class Server:
         import torch  # after the parent check: importing torch takes seconds
 
         self.torch = torch
-        self.programs = {}  # key -> Program
+        self.programs = collections.OrderedDict()  # key -> Program, the most recently used last
         self.libraries = set()  # extension libraries loaded (torchvision's operators), as the worker has them
 
     def load_libraries(self, libraries):
@@ -100,6 +104,7 @@ class Server:
     def compile(self, request):
         torch = self.torch
         if request["key"] in self.programs:
+            self.programs.move_to_end(request["key"])
             return {"ok": True, **self.programs[request["key"]].answer}
         self.load_libraries(request.get("libraries", []))
         args = torch.load(request["inputs"], weights_only=False)
@@ -119,6 +124,10 @@ class Server:
         else:
             raise ValueError("unknown backend " + request["backend"])
         self.programs[request["key"]] = compiled
+        while len(self.programs) > KEPT_PROGRAMS:
+            _, dropped = self.programs.popitem(last=False)
+            if "package" in dropped.answer:  # the worker loaded it when it was compiled
+                os.remove(dropped.answer["package"])
         return {"ok": True, **compiled.answer}
 
     def run(self, request):

@@ -139,9 +139,10 @@ json options_json(const BackendOptions& options) {
   return object;
 }
 
-// Each compilation's files (the module archive, the package) under one directory per process.
+// Each compilation's files (the module archive, the package) in this process's scratch directory:
+// removed when a CLI process exits, and by the parent when a worker ends (file_util.h).
 const ScratchDirectory& work_directory() {
-  static const ScratchDirectory work = ScratchDirectory::temporary("tsrepro-pt2");
+  static const ScratchDirectory work = ScratchDirectory::at(process_scratch_path(::getpid()));
   return work;
 }
 
@@ -210,6 +211,9 @@ Pt2Compilation compile_in_python(const std::string& backend, const BackendOption
                                                     {"libraries", libraries_json()},
                                                     {"seed", kRunSeed}}));
   compilation.package = answer.value("package", std::string());
+  // Read by the compile only, and as large as the model's weights: a minify compiles hundreds.
+  remove_tree((dir / "case_module.pt").string());
+  remove_tree((dir / "sample_inputs.pt").string());
   return compilation;
 }
 

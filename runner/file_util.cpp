@@ -21,6 +21,11 @@ int remove_entry(const char* path, const struct stat*, int, struct FTW*) {
   return 0;  // keep going: remove what can be removed
 }
 
+std::string temporary_root() {
+  const char* tmpdir = std::getenv("TMPDIR");
+  return tmpdir && *tmpdir ? tmpdir : "/tmp";
+}
+
 }  // namespace
 
 void write_file_atomically(const std::string& path, std::string_view bytes) {
@@ -55,9 +60,10 @@ void remove_tree(const std::string& path) noexcept {
   ::nftw(path.c_str(), remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+std::string process_scratch_path(long pid) { return temporary_root() + "/tsrepro-process-" + std::to_string(pid); }
+
 ScratchDirectory ScratchDirectory::temporary(const std::string& prefix) {
-  const char* tmpdir = std::getenv("TMPDIR");
-  std::string pattern = std::string(tmpdir && *tmpdir ? tmpdir : "/tmp") + "/" + prefix + "-XXXXXX";
+  std::string pattern = temporary_root() + "/" + prefix + "-XXXXXX";
   if (!::mkdtemp(pattern.data())) throw UserError(pattern + ": cannot create a temporary directory");
   return ScratchDirectory(pattern);
 }

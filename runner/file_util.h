@@ -20,6 +20,12 @@ std::string read_file(const std::string& path);
 // symbol, which interposes the one in libstdc++ and crashes (seen with torch 2.11).
 void remove_tree(const std::string& path) noexcept;
 
+// Where process `pid` keeps the files it needs for as long as it lives (the PyTorch 2 backends'
+// compiled programs): $TMPDIR/tsrepro-process-<pid>. A worker ends by _exit or is killed, so it
+// cannot remove that directory itself: whoever waits for a worker removes the worker's
+// (RunnerProcess::stop), and a process that exits normally removes its own (ScratchDirectory).
+std::string process_scratch_path(long pid);
+
 // A directory of its own, removed with everything in it (remove_tree) when the object goes, an
 // exception or an early return included. Move-only.
 class ScratchDirectory {

@@ -16,6 +16,7 @@
 
 #include "runner/worker/worker_client.h"
 #include "process/child_process.h"
+#include "runner/file_util.h"
 #include "runner/worker/zygote.h"
 #include "tsrepro/error.h"
 
@@ -171,6 +172,7 @@ void RunnerProcess::stop() {
   process_->wait_status();
   std::error_code ec;
   fs::remove(process_->log, ec);
+  remove_tree(process_scratch_path(process_->pid()));  // what it kept while it lived (file_util.h)
   process_.reset();
 }
 
