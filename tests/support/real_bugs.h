@@ -19,6 +19,9 @@ struct RealBug {
   // Other backends that show the same bug (AOTInductor runs Inductor's kernels); the tests
   // minify it under each of them too, and there a backend with a C++ path builds its repro.cpp.
   std::vector<std::string> also_under;
+  // false: its minified repro.py keeps the graph as IR text, because the module form cannot hold
+  // what the bug is about (a list attribute Python would type anew); the tests check it stays so.
+  bool module_form = true;
 
   std::string dir() const;  // examples/bugs/<name>/ (with the slash)
 };
