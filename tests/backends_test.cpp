@@ -186,6 +186,8 @@ TEST(Signatures, MaskNumbersAddressesAndPaths) {
   EXPECT_EQ(
       exception_signature(Phase::Compile, "RuntimeError", "TS2EPConverter: float32 conv2d got InvalidTag(16), 1.5e-3"),
       "exception:compile:RuntimeError: TS2EPConverter: float32 conv2d got InvalidTag(N), N");
+  EXPECT_EQ(exception_signature(Phase::Run, "RuntimeError", "unit at 0x7ffe12"),
+            "exception:run:RuntimeError: unit at 0x?");
   EXPECT_EQ(exception_signature(Phase::Compile, "RuntimeError", "Expected Tensor but got InvalidTag(-96)"),
             exception_signature(Phase::Compile, "RuntimeError", "Expected Tensor but got InvalidTag(16)"));
   EXPECT_NE(exception_signature(Phase::Run, "RuntimeError", "a"),

@@ -40,7 +40,8 @@ std::string first_nonempty_line(const std::string& text) {
 std::string mask_variable_parts(std::string text) {
   static const std::regex hex("0x[0-9a-fA-F]+");
   static const std::regex path("(/[^\\s:'\"(),]+)+");
-  static const std::regex number("(^|[^A-Za-z0-9_])-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?");
+  // (?!x\?): the 0 of an address masked already is no number ("at 0x?", not "at Nx?").
+  static const std::regex number("(^|[^A-Za-z0-9_])-?[0-9]+(\\.[0-9]+)?([eE][-+]?[0-9]+)?(?!x\\?)");
   text = std::regex_replace(text, hex, "0x?");
   text = std::regex_replace(text, path, "<path>");
   return std::regex_replace(text, number, "$1N");
