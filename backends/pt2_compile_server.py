@@ -85,13 +85,18 @@ class Server:
 
     def load_libraries(self, libraries):
         # {"path", "package"}: the package (torchvision) first, whose Python side registers the
-        # operators' fake kernels that torch.export traces with; then the library itself.
+        # operators' fake kernels that torch.export traces with; then the library itself. A
+        # package Python cannot import here (not on sys.path) leaves the library alone, as
+        # repro.py does.
         import importlib
 
         for library in libraries:
             if library["path"] not in self.libraries:
                 if library["package"]:
-                    importlib.import_module(library["package"])
+                    try:
+                        importlib.import_module(library["package"])
+                    except ImportError:
+                        pass
                 self.torch.ops.load_library(library["path"])
                 self.libraries.add(library["path"])
 
