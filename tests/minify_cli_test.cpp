@@ -444,6 +444,11 @@ TEST_P(RealBugOnThisLibtorch, CommittedReproPyAndRunSayWhetherItIsHere) {
   SKIP_WITHOUT_PYTHON_TORCH();
   const Result py = run_python(bug.dir() + "minified/repro.py");
   ASSERT_TRUE(py.exited) << py.describe();
+  if (backend_here && bug.reproduces_here && bug.cpu_dependent) {
+    EXPECT_TRUE(py.exit_code == 0 || py.exit_code == 1) << py.describe();
+    std::cout << bug.name << (py.exit_code == 1 ? ": reproduces on this CPU\n" : ": does not show on this CPU\n");
+    return;
+  }
   EXPECT_EQ(py.exit_code, !backend_here ? 2 : bug.reproduces_here ? 1 : 0) << py.describe();
 }
 
