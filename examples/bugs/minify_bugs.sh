@@ -31,5 +31,7 @@ for entry in "${bugs[@]}"; do
   cp "$work/$name.out/minified/repro.py" "$bug/minified/"
   # A repro.py whose inputs are too large to write into it reads them from inputs.pt beside it.
   if grep -q "def saved_inputs" "$bug/minified/repro.py"; then cp "$work/$name.out/minified/inputs.pt" "$bug/minified/"; fi
+  # So does one whose module for a PyTorch 2 backend is too large to write into it.
+  if grep -q '"case_module.pt"' "$bug/minified/repro.py"; then cp "$work/$name.out/minified/case_module.pt" "$bug/minified/"; fi
   echo "$name: $bug/minified/repro.py ($(wc -l <"$bug/minified/repro.py") lines)"
 done
