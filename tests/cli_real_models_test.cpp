@@ -18,9 +18,14 @@ Result python(const std::string& script, const Args& args = {}) {
   return run_cmd("/usr/bin/python3", all, {"", 300});
 }
 
-// The same for a script that scripts a module: a file in `dir` (run_python_file).
+// The same for a script that scripts a module: written to a file in `dir` first, since scripting
+// reads the module's source with inspect, which `python -c` has not.
 Result python_file(const TempDir& dir, const std::string& source, const Args& args) {
-  return run_python_file(dir / "make_model.py", source, args);
+  const std::string script = dir / "make_model.py";
+  write_text(script, source);
+  Args all{script};
+  all.insert(all.end(), args.begin(), args.end());
+  return run_cmd("/usr/bin/python3", all, {"", 300});
 }
 
 #define REQUIRE_SYSTEM_TORCH() SKIP_WITHOUT_PYTHON_TORCH()
@@ -262,18 +267,7 @@ TEST(CliImportModule, CustomOperatorsNeedTheirLibraryAndTheReproducersLoadIt) {
   TempDir tmp;
   const std::string model = tmp / "nms.pt", inputs = tmp / "nms.inputs.pt";
   const std::string library_file = tmp / "library.txt";
-  const Result py = python_file(tmp,
-                                "import sys, torch, torchvision\n"
-                                "class Keep(torch.nn.Module):\n"
-                                "    def forward(self, boxes, scores):\n"
-                                "        keep = torchvision.ops.nms(boxes, scores, 0.5)\n"
-                                "        return boxes[keep] * 2\n"
-                                "torch.jit.script(Keep()).save(sys.argv[1])\n"
-                                "boxes = torch.tensor([[0., 0., 2., 2.], [0., 0., 2.1, 2.], [5., 5., 6., 6.]])\n"
-                                "torch.save((boxes, torch.tensor([0.9, 0.8, 0.7])), sys.argv[2])\n"
-                                "import torchvision.extension as e\n"
-                                "open(sys.argv[3], 'w').write(e._get_extension_path('_C'))\n",
-                                {model, inputs, library_file});
+  const Result py = run_cmd(kPython, {kFixtures + "nms_model.py", model, inputs, library_file}, {"", 300});
   if (py.exit_code != 0) GTEST_SKIP() << "no torchvision here: " << py.describe();
   const std::string library = read_text(library_file);
 

@@ -124,17 +124,7 @@ TEST_F(Pt2Backends, ALoopTheConverterRefusesIsAnExportCompileErrorThatMinifiesAn
 TEST_F(Pt2Backends, ALibrarysOperatorsExportWithItsPythonPackage) {
   if (!pytorch2_build()) GTEST_SKIP() << "libtorch 1.13: no torch.export";
   const std::string model_file = tmp("nms.pt"), inputs = tmp("nms.inputs.pt"), library_file = tmp("nms_library.txt");
-  const Result py = run_python_file(tmp("make_nms.py"),
-                                    "import sys, torch, torchvision\n"
-                                    "class Keep(torch.nn.Module):\n"
-                                    "    def forward(self, boxes, scores):\n"
-                                    "        return boxes[torchvision.ops.nms(boxes, scores, 0.5)] * 2\n"
-                                    "torch.jit.script(Keep()).save(sys.argv[1])\n"
-                                    "boxes = torch.tensor([[0., 0., 2., 2.], [0., 0., 2.1, 2.], [5., 5., 6., 6.]])\n"
-                                    "torch.save((boxes, torch.tensor([0.9, 0.8, 0.7])), sys.argv[2])\n"
-                                    "import torchvision.extension as e\n"
-                                    "open(sys.argv[3], 'w').write(e._get_extension_path('_C'))\n",
-                                    {model_file, inputs, library_file});
+  const Result py = run_cmd(kPython, {kFixtures + "nms_model.py", model_file, inputs, library_file}, {"", 300});
   if (py.exit_code != 0) GTEST_SKIP() << "no torchvision here: " << py.describe();
   const Result imported = tsrepro({"import", model_file, "--inputs", inputs, "-o", tmp("nms_case"), "--load-library",
                                    read_text(library_file), "--verify", "export"},

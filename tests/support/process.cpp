@@ -157,13 +157,6 @@ Result run_cmd(const std::string& program, const Args& tail, const RunOptions& o
 
 Result tsrepro(const Args& args, const RunOptions& options) { return run_cmd(kTsrepro, args, options); }
 
-Result run_python_file(const std::string& script, const std::string& source, const Args& args) {
-  write_text(script, source);
-  Args all{script};
-  all.insert(all.end(), args.begin(), args.end());
-  return run_cmd(kPython, all, {"", 300});
-}
-
 // Configures (Release; this build's libtorch where the test knows it) and builds a CMake
 // project. Returns the failing step's result, or the build's.
 Result cmake_build(const std::string& source, const std::string& build, std::vector<std::string> extra) {

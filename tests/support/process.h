@@ -46,9 +46,6 @@ struct RunOptions {
 Result run_cmd(const std::string& program, const Args& tail, const RunOptions& options = {});
 // This build's tsrepro.
 Result tsrepro(const Args& args, const RunOptions& options = {});
-// Runs `source` with kPython as the file `script`, written first (scripting a module reads its
-// source with inspect, which `python -c` has not), with `args`.
-Result run_python_file(const std::string& script, const std::string& source, const Args& args);
 // Several tsrepro commands concurrently (a few at a time); results in order.
 std::vector<Result> tsrepro_all(const std::vector<Args>& commands, const RunOptions& options = {});
 
