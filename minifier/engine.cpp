@@ -110,6 +110,15 @@ std::optional<ReferenceValues> PassContext::reference_values_for_cuts(const Case
   }
 }
 
+const ReferenceValues* PassContext::reference_values_of_state() {
+  if (state_values_at_step_ != steps_.size()) {
+    state_values_.reset();  // the old values' memory first: both may be large
+    state_values_ = reference_values_for_cuts(state_);
+    state_values_at_step_ = steps_.size();
+  }
+  return state_values_ ? &*state_values_ : nullptr;
+}
+
 bool PassContext::expects_accuracy_failure() const { return oracle_.expected().status == Status::Accuracy; }
 const ExpectedFailure& PassContext::expected_failure() const { return oracle_.expected(); }
 
@@ -124,7 +133,12 @@ void PassContext::accept(Case candidate) {
   observer_.on_accepted(state_, step);
 }
 
-void PassContext::begin_pass(const std::string& name) { pass_ = name; }
+void PassContext::begin_pass(const std::string& name) {
+  pass_ = name;
+  // A pass's values are its own: none held between passes (the engine may set the state itself).
+  state_values_.reset();
+  state_values_at_step_.reset();
+}
 
 bool PassContext::nodes_last_cut_by_this_pass() const {
   for (auto step = steps_.rbegin(); step != steps_.rend(); ++step)

@@ -74,6 +74,11 @@ class PassContext {
   // The same for the cutting passes, which have nothing to cut with when the reference cannot
   // expose the graph's values: nullopt then.
   std::optional<ReferenceValues> reference_values_for_cuts(const Case& c) const;
+  // Those of the state, for a pass that cuts again after a cut it accepted: computed anew after
+  // each accepted step. An accepted candidate is numbered afresh (with_copy_numbering), so the
+  // values kept under the names of the state before would feed a cut node another node's value
+  // (a float constant in place of a tensor). nullptr where the reference cannot expose them.
+  const ReferenceValues* reference_values_of_state();
   void accept(Case candidate);
   // Whether the running pass made the state's nodes what they are: the last step that cut nodes
   // was its own (steps since changed inputs, outputs or shapes only). A pass that runs to its own
@@ -94,6 +99,9 @@ class PassContext {
   std::vector<AcceptedStep>& steps_;
   std::string pass_;
   std::string offload_dir_;
+  // reference_values_of_state's values, and the number of accepted steps they were computed at.
+  std::optional<ReferenceValues> state_values_;
+  std::optional<size_t> state_values_at_step_;
 };
 
 using PassFunction = bool (*)(PassContext&);  // true when it changed the state

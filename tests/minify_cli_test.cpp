@@ -94,17 +94,18 @@ json expect_minified(const Result& r) {
   return j;
 }
 
-// Every checkpoint is a whole case directory with its reproducers; node counts in the names
-// match the graphs.
-void expect_consistent_checkpoints(const std::string& out) {
+// Every checkpoint is a whole case directory with its reproducers (none where a --test command
+// judged: the failure is the command's); node counts in the names match the graphs.
+void expect_consistent_checkpoints(const std::string& out, bool with_reproducers = true) {
   const std::set<std::string> names = list_dir(fs::path(out) / "checkpoints");
   EXPECT_FALSE(names.empty());
   for (const std::string& name : names) {
     if (name[0] == '.') continue;  // an unfinished write: never a checkpoint
     const fs::path dir = fs::path(out) / "checkpoints" / name;
     SCOPED_TRACE(dir.string());
-    for (const char* file : {"case.json", "graph.ir", "inputs.pt", "repro.py", "repro.cpp", "CMakeLists.txt"})
-      EXPECT_TRUE(fs::exists(dir / file)) << file;
+    for (const char* file : {"case.json", "graph.ir", "inputs.pt"}) EXPECT_TRUE(fs::exists(dir / file)) << file;
+    for (const char* file : {"repro.py", "repro.cpp", "CMakeLists.txt"})
+      EXPECT_EQ(fs::exists(dir / file), with_reproducers) << file;
     EXPECT_EQ(std::to_string(compute_nodes_in(read_text(dir / "graph.ir"))) + "_nodes", name);
     EXPECT_TRUE(read_case_json(dir.string())["expected_failure"].is_object());
   }
@@ -307,6 +308,26 @@ TEST(MinifyCli, TestCommandDecidesWhatIsInteresting) {
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(s.value("final_nodes", 0), 1);
   EXPECT_NE(read_text(out + "/minified/graph.ir").find("aten::relu"), std::string::npos);
+}
+
+// A pass that cuts again after a cut it accepted feeds each cut node its own reference value. The
+// accepted state is numbered afresh, and values kept under the names of the state before fed the
+// chain's mul, cut after its linear, the constant 0.5: a float input where the graph takes a tensor.
+TEST(MinifyCli, ACutAfterAnAcceptedCutFeedsTheNodesOwnValue) {
+  TempDir tmp;
+  const std::string case_dir = import_chain(tmp);
+  const std::string out = tmp / "out";
+  const Result r = tsrepro({"minify", case_dir, "--backend", "jit", "-o", out, "--json", "--test",
+                            "sh '" + kFixtures + "interesting_until_stopped.sh'"},
+                           {tmp.path().string(), 600});
+  const json s = expect_minified(r);
+  EXPECT_EQ(s.value("final_nodes", 0), 2);
+  EXPECT_TRUE(s.value("one_minimal", false)) << r.describe();
+  EXPECT_GE(s.value("steps", 0u), 2u) << "no cut after an accepted cut";
+  for (const json& input : read_case_json(out + "/minified")["inputs"])
+    EXPECT_EQ(input.value("kind", ""), "tensor") << input.dump();
+  const Result run = tsrepro({"run", out + "/minified", "--backend", "jit"});
+  EXPECT_EQ(run.exit_code, 0) << run.describe();
 }
 
 TEST(MinifyCli, AccuracyModeMinifiesAnAccuracyFault) {
@@ -558,47 +579,55 @@ TEST(MinifyCli, KillingOnlyTheCliTakesTheZygoteAndItsWorkersWithIt) {
   EXPECT_TRUE(survivors_naming(out, 3).empty()) << "the zygote or a worker outlived the CLI";
 }
 
+// The killed run stops in a query of its --test command (tests/fixtures/interesting_until_stopped.sh)
+// after it accepted a step beyond its start, and is killed there: a run watched from outside can
+// finish between the watching and the kill.
 TEST(MinifyCli, KilledMinifyResumesToTheSameResult) {
   TempDir tmp;
   const std::string case_dir = import_chain(tmp);
-  const std::string backend = "inject:runtime-error@aten::relu";
-  const std::string killed = tmp / "killed", whole = tmp / "whole";
+  const std::string killed = tmp / "killed", whole = tmp / "whole", armed = tmp / "armed";
+  const std::string script = "sh '" + kFixtures + "interesting_until_stopped.sh'";
+  // The killed run and its resumption judge by one command (a stored outcome is trusted only so).
+  const std::string stopping_test = "env ARMED='" + armed + "' CHECKPOINTS='" + killed + "/checkpoints' " + script;
+  const auto minify = [&](const std::string& test, const std::string& out, bool resume) {
+    Args args = {"minify", case_dir, "--backend", "jit", "--test", test, "-o", out, "--json"};
+    if (resume) args.push_back("--resume");
+    return tsrepro(args, {tmp.path().string(), 600});
+  };
 
   // The reference: an uninterrupted run, alongside.
-  auto uninterrupted = std::async(std::launch::async, [&] {
-    return tsrepro({"minify", case_dir, "--backend", backend, "-o", whole, "--json"}, {tmp.path().string(), 600});
-  });
+  auto uninterrupted = std::async(std::launch::async, [&] { return minify(script, whole, false); });
 
-  // Kill the other run once it has accepted a step beyond its start.
+  write_text(armed, "");
   std::atomic<bool> stop_watching{false};
   auto killer = std::async(std::launch::async, [&] {
     while (!stop_watching) {
-      if (list_dir(fs::path(killed) / "checkpoints").size() >= 2) {
+      if (fs::exists(armed + ".stopped")) {
         for (pid_t pid : processes_running(kTsrepro, killed)) ::kill(-pid, SIGKILL);
+        const pid_t waiting_group = ::getpgid(std::stoi(read_text(armed + ".stopped")));  // the waiting command's
+        if (waiting_group > 1) ::kill(-waiting_group, SIGKILL);
         return true;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
     return false;
   });
-  const Result first =
-      tsrepro({"minify", case_dir, "--backend", backend, "-o", killed, "--json"}, {tmp.path().string(), 600});
+  const Result first = minify(stopping_test, killed, false);
   stop_watching = true;
   ASSERT_TRUE(killer.get()) << "the run ended before it could be killed\n" << first.describe();
   ASSERT_FALSE(first.exited) << first.describe();
   EXPECT_EQ(first.term_signal, SIGKILL);
   EXPECT_FALSE(fs::exists(killed + "/minified"));
 
-  // Every checkpoint present reproduces.
-  expect_consistent_checkpoints(killed);
+  // Every checkpoint present is interesting.
+  expect_consistent_checkpoints(killed, /*with_reproducers=*/false);
   for (const std::string& name : list_dir(fs::path(killed) / "checkpoints")) {
     if (name[0] == '.') continue;
-    const Result run = tsrepro({"run", killed + "/checkpoints/" + name, "--backend", backend});
-    EXPECT_EQ(run.exit_code, 1) << name << "\n" << run.describe();
+    const Result run = run_cmd("/bin/sh", {"-c", script + " \"$1\"", "sh", killed + "/checkpoints/" + name});
+    EXPECT_EQ(run.exit_code, 0) << name << "\n" << run.describe();
   }
 
-  const Result resumed = tsrepro({"minify", case_dir, "--backend", backend, "-o", killed, "--json", "--resume"},
-                                 {tmp.path().string(), 600});
+  const Result resumed = minify(stopping_test, killed, true);
   const json r = expect_minified(resumed);
   const Result whole_run = uninterrupted.get();
   const json w = expect_minified(whole_run);

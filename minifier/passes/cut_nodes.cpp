@@ -9,13 +9,14 @@ namespace tsrepro {
 
 bool cut_nodes_pass(PassContext& ctx) {
   if (left_to_the_one_minimal_check(ctx.state())) return false;
-  const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(ctx.state());
-  if (!refs) return false;  // nothing to cut with
   bool changed = false;
   size_t chunks = 2;
   for (;;) {
     const size_t n = cuttable_nodes(*ctx.state().graph).size();
     if (n <= 1) break;
+    // The state's own: after an accepted cut, it is another graph with other names.
+    const ReferenceValues* refs = ctx.reference_values_of_state();
+    if (!refs) break;  // nothing to cut with
     chunks = std::min(chunks, n);
     // Plain cuts first (they remove the most); keep-feeder cuts only where they differ.
     const auto cut_chunk = [&](size_t k) {

@@ -44,12 +44,13 @@ std::vector<size_t> probe_ends(size_t p, size_t n) {
 
 bool cut_ranges_pass(PassContext& ctx) {
   if (left_to_the_one_minimal_check(ctx.state())) return false;
-  const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(ctx.state());
-  if (!refs) return false;  // nothing to cut with
   bool changed = false;
   for (size_t p = 0;; ++p) {
     const size_t n = cuttable_nodes(*ctx.state().graph).size();
     if (n < 2 || p >= n) break;
+    // The state's own: after an accepted cut, it is another graph with other names.
+    const ReferenceValues* refs = ctx.reference_values_of_state();
+    if (!refs) break;  // nothing to cut with
     const auto cut_to = [&](size_t end) { return with_range_cut(ctx.state(), p, end, *refs); };
 
     std::optional<Case> longest = cut_to(p + 1);
