@@ -14,6 +14,7 @@
 #include <torch/version.h>
 
 #include "cli/command.h"
+#include "process/child_process.h"
 #include "runner/case/extension_libraries.h"
 #include "runner/worker/zygote.h"
 #include "tsrepro/error.h"
@@ -114,6 +115,8 @@ int run_cli(int argc, char** argv) {
   // Commands that run candidates in workers fork them from a zygote, started now: one thread,
   // nothing run on torch yet (see runner/worker/zygote.h). Where it cannot start they exec tsrepro-runner.
   if (chosen->runs_workers()) tsrepro::zygote::start();
+  // After the zygote's fork, which keeps the default handlers (its workers die with it).
+  tsrepro::end_children_on_termination_signals();
   // Reaped on every way out below, after the command's workers stopped with it.
   struct ZygoteStop {
     ~ZygoteStop() { tsrepro::zygote::stop(); }

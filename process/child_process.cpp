@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <map>
@@ -21,6 +22,39 @@ namespace tsrepro {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The children running now, as kill(2) targets: a pid, or minus the process group a child leads.
+// A child with a group of its own (a --test command under its time limit, the runner's zygote)
+// gets no Ctrl-C from the terminal, and no child gets a signal sent to this process alone (a
+// scheduler's SIGTERM), so end_children_on_termination_signals passes it on. Written by the
+// threads that start and reap children, read by a signal handler: lock-free atomics, no locks.
+constexpr size_t kChildSlots = 256;
+std::atomic<pid_t> running_children[kChildSlots];
+static_assert(std::atomic<pid_t>::is_always_lock_free);
+
+void remember_child(pid_t target) {
+  for (std::atomic<pid_t>& slot : running_children) {
+    pid_t free_slot = 0;
+    if (slot.compare_exchange_strong(free_slot, target)) return;
+  }
+  // More children at once than slots: this one is not passed a termination signal.
+}
+
+void forget_child(pid_t target) {
+  for (std::atomic<pid_t>& slot : running_children) {
+    pid_t mine = target;
+    if (slot.compare_exchange_strong(mine, 0)) return;
+  }
+}
+
+extern "C" void end_children_and_die(int signal_number) {
+  for (std::atomic<pid_t>& slot : running_children) {
+    const pid_t target = slot.load();
+    if (target != 0) ::kill(target, SIGTERM);
+  }
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
 
 // This process's environment with `changes` applied (NAME=VALUE sets, a bare NAME unsets).
 std::vector<std::string> child_environment(const std::vector<std::string>& changes) {
@@ -221,6 +255,7 @@ Child::Child(const ChildSpec& spec) : own_group_(spec.own_process_group) {
     release();
     throw std::runtime_error(spec.argv[0] + ": " + std::strerror(failed));
   }
+  remember_child(kill_target());
 }
 
 Child::~Child() { release(); }
@@ -272,12 +307,14 @@ std::optional<int> Child::try_wait() {
   while (waited < 0 && errno == EINTR);
   if (waited == pid_) status_ = status;
   if (waited < 0) status_ = -1;  // no child of ours by that pid (reaped elsewhere): gone all the same
+  if (status_) forget_child(kill_target());
   return status_;
 }
 
 int Child::wait() {
   if (status_ || pid_ <= 0) return status_.value_or(-1);
   status_ = reap(pid_);
+  forget_child(kill_target());
   return *status_;
 }
 
@@ -342,6 +379,13 @@ bool write_all(int fd, const std::string& data) {
 }
 
 pid_t fork_copy() { return ::fork(); }
+
+void end_children_on_termination_signals() {
+  struct sigaction action {};
+  action.sa_handler = end_children_and_die;
+  sigemptyset(&action.sa_mask);
+  for (int signal_number : {SIGINT, SIGTERM, SIGHUP}) ::sigaction(signal_number, &action, nullptr);
+}
 
 int reap(pid_t pid) {
   int status = 0;

@@ -103,6 +103,8 @@ class Child {
   void kill();
 
  private:
+  // What kill(2) is given to reach it: its process group where it leads one, else itself.
+  pid_t kill_target() const { return own_group_ ? -pid_ : pid_; }
   friend ChildRun run_child(const ChildSpec&, std::optional<std::chrono::duration<double>>, const std::string&);
   void release_pipes();
   void release();
@@ -116,6 +118,13 @@ class Child {
 // Writes all of `data` to a child's pipe (or any descriptor), through interrupted and short
 // writes; false where the reader has gone.
 bool write_all(int fd, const std::string& data);
+
+// From here on, a SIGINT, SIGTERM or SIGHUP to this process is passed on, as SIGTERM, to every
+// Child it runs (to the child's process group where it leads one) before the signal ends this
+// process as it would have. For the CLI: a Ctrl-C or a scheduler's SIGTERM must not leave a --test
+// command or a sweep's jobs running on, orphaned. A process that installs it and then forks
+// (the zygote's workers) keeps it until it execs.
+void end_children_on_termination_signals();
 
 // The worker zygote's two needs (runner/worker/zygote.h), here so that fork and wait live in this
 // module alone: a copy of this process that runs on without exec (fork's result: 0 in the copy,

@@ -510,6 +510,13 @@ pid_t parent_of(pid_t pid) {
   return ppid;
 }
 
+// Whether `pid` runs: not gone, not a zombie left for its new parent to reap.
+bool process_running(pid_t pid) {
+  const std::string stat = read_text("/proc/" + std::to_string(pid) + "/stat");
+  const auto close_paren = stat.rfind(')');
+  return close_paren != std::string::npos && close_paren + 2 < stat.size() && stat[close_paren + 2] != 'Z';
+}
+
 // Processes still running `tsrepro ... OUT ...` (forked workers keep the CLI's command line),
 // after giving them `seconds` to go.
 std::vector<pid_t> survivors_naming(const std::string& out, double seconds) {
@@ -577,6 +584,35 @@ TEST(MinifyCli, KillingOnlyTheCliTakesTheZygoteAndItsWorkersWithIt) {
   ASSERT_TRUE(killed) << r.describe();
   EXPECT_EQ(r.term_signal, SIGKILL) << r.describe();
   EXPECT_TRUE(survivors_naming(out, 3).empty()) << "the zygote or a worker outlived the CLI";
+}
+
+// A SIGTERM to the CLI alone (a scheduler's; a terminal's Ctrl-C does not reach a --test command
+// either, which runs in a process group of its own) ends the --test command it runs then too.
+TEST(MinifyCli, ATerminatedCliEndsItsTestCommand) {
+  TempDir tmp;
+  const std::string case_dir = import_chain(tmp);
+  const std::string out = tmp / "out", armed = tmp / "armed";
+  write_text(armed, "");
+  const std::string test = "env ARMED='" + armed + "' CHECKPOINTS='" + out + "/checkpoints' sh '" + kFixtures +
+                           "interesting_until_stopped.sh'";
+  auto terminator = std::async(std::launch::async, [&]() -> pid_t {
+    for (int i = 0; i < 6000 && !fs::exists(armed + ".stopped"); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    if (!fs::exists(armed + ".stopped")) return -1;
+    for (pid_t pid : processes_running(kTsrepro, out))
+      if (parent_of(pid) == ::getpid()) ::kill(pid, SIGTERM);
+    return std::stoi(read_text(armed + ".stopped"));
+  });
+  const Result r =
+      tsrepro({"minify", case_dir, "--backend", "jit", "--test", test, "-o", out}, {tmp.path().string(), 120});
+  const pid_t waiting = terminator.get();
+  ASSERT_GT(waiting, 0) << "the --test command never waited\n" << r.describe();
+  EXPECT_EQ(r.term_signal, SIGTERM) << r.describe();
+  bool gone = false;
+  for (int i = 0; i < 300 && !(gone = !process_running(waiting)); ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  EXPECT_TRUE(gone) << "the --test command outlived the CLI";
+  if (!gone) ::kill(waiting, SIGKILL);
 }
 
 // The killed run stops in a query of its --test command (tests/fixtures/interesting_until_stopped.sh)
