@@ -74,10 +74,11 @@ class PassContext {
   // The same for the cutting passes, which have nothing to cut with when the reference cannot
   // expose the graph's values: nullopt then.
   std::optional<ReferenceValues> reference_values_for_cuts(const Case& c) const;
-  // Those of the state, for a pass that cuts again after a cut it accepted: computed anew after
-  // each accepted step. An accepted candidate is numbered afresh (with_copy_numbering), so the
-  // values kept under the names of the state before would feed a cut node another node's value
-  // (a float constant in place of a tensor). nullptr where the reference cannot expose them.
+  // Those of the state, as the cutting passes need them: computed once per pass and again after
+  // each accepted step. An accepted candidate is numbered afresh (with_copy_numbering), so values
+  // kept under the names of the state before would feed a pass that cuts again (cut-ranges,
+  // cut-nodes) another node's value (a float constant in place of a tensor). nullptr where the
+  // reference cannot expose them; valid until the next call.
   const ReferenceValues* reference_values_of_state();
   void accept(Case candidate);
   // Whether the running pass made the state's nodes what they are: the last step that cut nodes

@@ -24,8 +24,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The children running now, as kill(2) targets: a pid, or minus the process group a child leads.
-// A child with a group of its own (a --test command under its time limit, the runner's zygote)
-// gets no Ctrl-C from the terminal, and no child gets a signal sent to this process alone (a
+// A child with a group of its own (a --test command under its time limit, an exec'd
+// tsrepro-runner worker) gets no Ctrl-C from the terminal, and no child gets a signal sent to this process alone (a
 // scheduler's SIGTERM), so end_children_on_termination_signals passes it on. Written by the
 // threads that start and reap children, read by a signal handler: lock-free atomics, no locks.
 constexpr size_t kChildSlots = 256;

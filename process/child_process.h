@@ -122,8 +122,8 @@ bool write_all(int fd, const std::string& data);
 // From here on, a SIGINT, SIGTERM or SIGHUP to this process is passed on, as SIGTERM, to every
 // Child it runs (to the child's process group where it leads one) before the signal ends this
 // process as it would have. For the CLI: a Ctrl-C or a scheduler's SIGTERM must not leave a --test
-// command or a sweep's jobs running on, orphaned. A process that installs it and then forks
-// (the zygote's workers) keeps it until it execs.
+// command or a sweep's jobs running on, orphaned. A copy forked after it is installed keeps it
+// until it execs: the CLI installs it after the zygote's fork.
 void end_children_on_termination_signals();
 
 // The worker zygote's two needs (runner/worker/zygote.h), here so that fork and wait live in this

@@ -60,6 +60,23 @@ std::string import_chain(const TempDir& dir) {
   return case_dir;
 }
 
+// tests/fixtures/interesting_until_stopped.sh as a --test command: on the chain, interesting while
+// the candidate keeps an aten::relu and an aten::tanh (a minify of several accepted steps).
+std::string relu_and_tanh_test() { return "sh '" + kFixtures + "interesting_until_stopped.sh'"; }
+
+// The same command armed with the file `armed` (written here): the run writing into `out` waits
+// in its first query after an accepted step for the test to stop it (stopped_test_pid).
+std::string stopping_relu_and_tanh_test(const std::string& armed, const std::string& out) {
+  write_text(armed, "");
+  return "env ARMED='" + armed + "' CHECKPOINTS='" + out + "/checkpoints' " + relu_and_tanh_test();
+}
+
+// The process id of the armed command waiting there; nullopt while none waits.
+std::optional<pid_t> stopped_test_pid(const std::string& armed) {
+  if (!fs::exists(armed + ".stopped")) return std::nullopt;  // renamed into place whole
+  return std::stoi(read_text(armed + ".stopped"));
+}
+
 // Processes of `program` whose command line holds `argument`.
 std::vector<pid_t> processes_running(const std::string& program, const std::string& argument) {
   std::vector<pid_t> found;
@@ -317,9 +334,9 @@ TEST(MinifyCli, ACutAfterAnAcceptedCutFeedsTheNodesOwnValue) {
   TempDir tmp;
   const std::string case_dir = import_chain(tmp);
   const std::string out = tmp / "out";
-  const Result r = tsrepro({"minify", case_dir, "--backend", "jit", "-o", out, "--json", "--test",
-                            "sh '" + kFixtures + "interesting_until_stopped.sh'"},
-                           {tmp.path().string(), 600});
+  const Result r =
+      tsrepro({"minify", case_dir, "--backend", "jit", "-o", out, "--json", "--test", relu_and_tanh_test()},
+              {tmp.path().string(), 600});
   const json s = expect_minified(r);
   EXPECT_EQ(s.value("final_nodes", 0), 2);
   EXPECT_TRUE(s.value("one_minimal", false)) << r.describe();
@@ -592,16 +609,17 @@ TEST(MinifyCli, ATerminatedCliEndsItsTestCommand) {
   TempDir tmp;
   const std::string case_dir = import_chain(tmp);
   const std::string out = tmp / "out", armed = tmp / "armed";
-  write_text(armed, "");
-  const std::string test = "env ARMED='" + armed + "' CHECKPOINTS='" + out + "/checkpoints' sh '" + kFixtures +
-                           "interesting_until_stopped.sh'";
+  const std::string test = stopping_relu_and_tanh_test(armed, out);
   auto terminator = std::async(std::launch::async, [&]() -> pid_t {
-    for (int i = 0; i < 6000 && !fs::exists(armed + ".stopped"); ++i)
+    std::optional<pid_t> waiting = stopped_test_pid(armed);
+    for (int i = 0; i < 6000 && !waiting; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    if (!fs::exists(armed + ".stopped")) return -1;
+      waiting = stopped_test_pid(armed);
+    }
+    if (!waiting) return -1;
     for (pid_t pid : processes_running(kTsrepro, out))
       if (parent_of(pid) == ::getpid()) ::kill(pid, SIGTERM);
-    return std::stoi(read_text(armed + ".stopped"));
+    return *waiting;
   });
   const Result r =
       tsrepro({"minify", case_dir, "--backend", "jit", "--test", test, "-o", out}, {tmp.path().string(), 120});
@@ -622,9 +640,9 @@ TEST(MinifyCli, KilledMinifyResumesToTheSameResult) {
   TempDir tmp;
   const std::string case_dir = import_chain(tmp);
   const std::string killed = tmp / "killed", whole = tmp / "whole", armed = tmp / "armed";
-  const std::string script = "sh '" + kFixtures + "interesting_until_stopped.sh'";
+  const std::string script = relu_and_tanh_test();
   // The killed run and its resumption judge by one command (a stored outcome is trusted only so).
-  const std::string stopping_test = "env ARMED='" + armed + "' CHECKPOINTS='" + killed + "/checkpoints' " + script;
+  const std::string stopping_test = stopping_relu_and_tanh_test(armed, killed);
   const auto minify = [&](const std::string& test, const std::string& out, bool resume) {
     Args args = {"minify", case_dir, "--backend", "jit", "--test", test, "-o", out, "--json"};
     if (resume) args.push_back("--resume");
@@ -634,13 +652,12 @@ TEST(MinifyCli, KilledMinifyResumesToTheSameResult) {
   // The reference: an uninterrupted run, alongside.
   auto uninterrupted = std::async(std::launch::async, [&] { return minify(script, whole, false); });
 
-  write_text(armed, "");
   std::atomic<bool> stop_watching{false};
   auto killer = std::async(std::launch::async, [&] {
     while (!stop_watching) {
-      if (fs::exists(armed + ".stopped")) {
+      if (const std::optional<pid_t> waiting = stopped_test_pid(armed)) {
         for (pid_t pid : processes_running(kTsrepro, killed)) ::kill(-pid, SIGKILL);
-        const pid_t waiting_group = ::getpgid(std::stoi(read_text(armed + ".stopped")));  // the waiting command's
+        const pid_t waiting_group = ::getpgid(*waiting);  // the command's own, which that kill misses
         if (waiting_group > 1) ::kill(-waiting_group, SIGKILL);
         return true;
       }

@@ -66,7 +66,7 @@ std::optional<Case> window(const Case& state, size_t begin, size_t last, const R
 bool bisect_window_pass(PassContext& ctx) {
   const size_t n = cuttable_nodes(*ctx.state().graph).size();
   if (left_to_the_one_minimal_check(n)) return false;
-  const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(ctx.state());
+  const ReferenceValues* refs = ctx.reference_values_of_state();
   if (!refs) return false;
   size_t lo = 0, hi = n - 1;  // the window: the whole state is known to fail
   std::optional<Case> best;

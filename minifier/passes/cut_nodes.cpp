@@ -39,7 +39,7 @@ bool cut_nodes_pass(PassContext& ctx) {
 
 bool single_node_cuts_pass(PassContext& ctx) {
   const size_t n = cuttable_nodes(*ctx.state().graph).size();
-  const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(ctx.state());
+  const ReferenceValues* refs = ctx.reference_values_of_state();
   // Nothing to cut with: whether the state is 1-minimal cannot be told (the engine says so).
   if (!refs) throw std::runtime_error("the reference cannot expose the graph's values, so no node can be cut");
   const auto cut_one = [&](size_t k) {

@@ -95,14 +95,14 @@ bool try_culprit_through(PassContext& ctx, size_t culprit, size_t last) {
   std::optional<Case> prefix = truncated_after(state, last, PrefixOutputs::LastNode);
   if (!prefix) return false;
   std::optional<Case> window;
-  if (const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(state))
+  if (const ReferenceValues* refs = ctx.reference_values_of_state())
     if (std::optional<Case> from = graph_from(state, culprit, *refs))
       window = truncated_after(*from, last - culprit, PrefixOutputs::LastNode);
   return ctx.try_candidates({std::move(window), std::move(prefix)}).has_value();
 }
 
 bool localize_backward(PassContext& ctx) {
-  const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(ctx.state());
+  const ReferenceValues* refs = ctx.reference_values_of_state();
   if (!refs) return false;
   Verdict whole;  // the state fails as expected: in the backward pass, with wrong numbers
   whole.status = Status::Accuracy;
