@@ -1,30 +1,45 @@
 # The PyTorch 2 compile server: one per tsrepro worker (backends/pt2_program.cpp starts it with
-# `python3 -c` on this file's text, embedded at build time). It turns a case's module (a
-# torch::jit::Module archive the worker saved) into what a TorchScript user moving to PyTorch 2
-# gets: torch.export's ExportedProgram through PyTorch's own TorchScript converter
-# (torch._export.converter.TS2EPConverter, which ends in torch.export.export), then
-#   export:   the ExportedProgram's module, run eagerly;
-#   inductor: torch.compile(that module, backend="inductor"), run twice (the first call compiles);
-#   aoti:     torch._inductor.aoti_compile_and_package of it, a .pt2 the worker loads in C++.
+# `python3 -c` on this file's text, embedded at build time, and the folder where it wrote each
+# PyTorch 2 backend's backends/<id>/compile.py). It makes the case into the model PyTorch 2 takes,
+# by one of two routes, and hands it to the backend's compile():
+#   module:    the case's eager module form (backends/eager_module.h: `class Repro(nn.Module)`, its
+#              forward plain Python with torch.ops calls), instantiated with the case's state; its
+#              ExportedProgram is torch.export.export(Repro(), args, strict=False). This is how a
+#              model written in Python reaches PyTorch 2, with no TorchScript on the way.
+#   converter: the case's torch::jit::Module archive through PyTorch's own TorchScript converter
+#              (torch._export.converter.TS2EPConverter, which ends in torch.export.export); the
+#              module is the ExportedProgram's. This is the TorchScript-to-export migration itself.
+# A backend's compile(route, config, options, args, work, seed) returns (call, module, answer):
+# what a run calls (None where the worker runs a package itself), the module whose state every
+# run starts from, and what the worker gets back ({"package": PATH} for aoti).
 #
 # Protocol: one JSON object per line, requests on stdin, answers on stdout. What anything else
 # prints (Inductor, the converter) goes to stderr, the worker's log: the server keeps stdout's
 # file for itself and points file descriptor 1 at stderr.
-#   {"op": "compile", "key", "backend", "module", "inputs", "work", "options", "libraries", "seed"}
-#       -> {"ok": true} or, for aoti, {"ok": true, "package": PATH}
+#   {"op": "has", "key"} -> {"ok": true, "has": bool}: whether the program is compiled here
+#   {"op": "eager", "key", "source", "state", "attributes", "inputs", "outputs", "libraries", "seed"}
+#       -> {"ok": true}: the module route's model, run eagerly, its outputs torch.save'd (the
+#          worker checks them against the TorchScript reference before any verdict counts)
+#   {"op": "compile", "key", "backend", "route", "source"/"state"/"attributes" (module) or
+#    "module" (converter), "inputs", "work", "options", "libraries", "seed"}
+#       -> {"ok": true, ...the backend's answer}
 #   {"op": "run", "key", "inputs", "outputs", "seed"} -> {"ok": true}, outputs torch.save'd
-#   any failure -> {"ok": false, "type": "module.Class", "message": "..."}
-# A compiled program stays here under its key (the worker's hash of graph, backend and options),
-# so a candidate compiled once runs again without compiling; the last few only (KEPT_PROGRAMS):
-# each holds a copy of the model's state, and a minify compiles hundreds of candidates.
+#   any failure -> {"ok": false, "type": "module.Class", "message": "...", "stage": "..."}, where
+#   stage says what failed: "route" (making the model: export's tracing, the converter) or
+#   "backend" (the compiler itself)
+# A compiled program stays here under its key (the worker's hash of the model, backend and
+# options), so a candidate compiled once runs again without compiling or being sent again; the
+# last few only (KEPT_PROGRAMS): each holds a copy of the model's state.
 
 import ast
 import collections
 import ctypes
+import importlib.util
 import json
 import os
 import signal
 import sys
+import traceback
 
 KEPT_PROGRAMS = 4  # a candidate's reference and tested runs, and a --repeat, ask for the last one
 
@@ -44,44 +59,110 @@ def inductor_config(options):
     return {k[len(prefix):]: ast.literal_eval(v) for k, v in options.items() if k.startswith(prefix)}
 
 
-class Compiled:
-    """torch.compile(module, backend="inductor") under the options' config, compiled by a first call."""
+class RouteFailure(Exception):
+    """Making the model failed (export's tracing, the converter): not the compiler's failure."""
 
-    def __init__(self, module, options, seed, args):
+    def __init__(self, error):
+        super().__init__(str(error))
+        self.error = error
+
+
+def snapshot(module):
+    return {k: v.clone() for k, v in module.state_dict().items()} if module is not None else {}
+
+
+def restore(module, state):
+    import torch
+
+    with torch.no_grad():
+        for name, value in module.state_dict().items():
+            value.copy_(state[name])
+
+
+class ModuleRoute:
+    """The case's eager module form, as Python, with the case's state."""
+
+    def __init__(self, request, args):
         import torch
 
-        self.module = module
-        self.config = inductor_config(options)
-        mode = options.get("mode", "default")
-        dynamic = {"0": False, "1": True}.get(options.get("dynamic", "auto"), None)  # auto: torch.compile's default
-        self.compiled = torch.compile(module, backend="inductor", mode=None if mode == "default" else mode,
-                                      dynamic=dynamic)
-        torch.manual_seed(seed)
-        self(*args)  # the first call compiles
+        self.args = args
+        namespace = {"__name__": "tsrepro_case_module"}
+        with open(request["source"]) as source:
+            exec(compile(source.read(), request["source"], "exec"), namespace)
+        self.model = namespace["Repro"]()
+        values = torch.load(request["state"], weights_only=False)
+        for name, value in zip(request["attributes"], values):
+            if isinstance(value, torch.Tensor):
+                self.model.register_buffer(name, value)
+            else:
+                setattr(self.model, name, value)
+        self.model.eval()  # forward reads the case's own training flags, never self.training
+        self._exported = None
 
-    def __call__(self, *inputs):
+    def module(self):
+        return self.model
+
+    def exported(self):
         import torch
 
-        with torch._inductor.config.patch(self.config):
-            return self.compiled(*inputs)
+        if self._exported is None:
+            try:
+                self._exported = torch.export.export(self.model, tuple(self.args), strict=False)
+            except Exception as error:
+                raise RouteFailure(error)
+        return self._exported
+
+
+class ConverterRoute:
+    """The case's TorchScript module through PyTorch's TorchScript converter."""
+
+    def __init__(self, request, args):
+        import torch
+        from torch._export.converter import TS2EPConverter
+
+        try:
+            self._exported = TS2EPConverter(torch.jit.load(request["module"]), tuple(args)).convert()
+        except Exception as error:
+            raise RouteFailure(error)
+
+    def module(self):
+        return self._exported.module()
+
+    def exported(self):
+        return self._exported
+
+
+ROUTES = {"module": ModuleRoute, "converter": ConverterRoute}
 
 
 class Program:
-    """A compiled case: what a run calls (None for aoti: the worker runs the package), the module
-    whose state every run starts from as compiling found it, and the compile's answer."""
-
     def __init__(self, call, module, answer):
         self.call, self.module, self.answer = call, module, answer
-        self.pristine = {k: v.clone() for k, v in module.state_dict().items()} if module is not None else {}
+        self.pristine = snapshot(module)  # every run starts from the state compiling found
 
 
 class Server:
-    def __init__(self):
+    def __init__(self, backends_folder):
         import torch  # after the parent check: importing torch takes seconds
 
         self.torch = torch
+        self.backends_folder = backends_folder
+        self.backends = {}
         self.programs = collections.OrderedDict()  # key -> Program, the most recently used last
+        self.routes = {}  # key -> the module route's model, from its eager run to its compile
         self.libraries = set()  # extension libraries loaded (torchvision's operators), as the worker has them
+
+    def backend(self, name):
+        # backends/<id>/compile.py, as the worker wrote it into the folder it named
+        if name not in self.backends:
+            path = os.path.join(self.backends_folder, name + ".py")
+            if not os.path.exists(path):
+                raise ValueError("no PyTorch 2 backend " + name)
+            spec = importlib.util.spec_from_file_location("tsrepro_backend_" + name, path)
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            self.backends[name] = module
+        return self.backends[name]
 
     def load_libraries(self, libraries):
         # {"path", "package"}: the package (torchvision) first, whose Python side registers the
@@ -100,11 +181,28 @@ class Server:
                 self.torch.ops.load_library(library["path"])
                 self.libraries.add(library["path"])
 
-    def exported(self, request, args):
-        from torch._export.converter import TS2EPConverter
+    def has(self, request):
+        return {"ok": True, "has": request["key"] in self.programs}
 
-        scripted = self.torch.jit.load(request["module"])
-        return TS2EPConverter(scripted, tuple(args)).convert()
+    def route(self, request, args):
+        route = self.routes.pop(request["key"], None)
+        if route is None:
+            route = ROUTES[request.get("route", "converter")](request, args)
+        route.args = args
+        return route
+
+    def eager(self, request):
+        torch = self.torch
+        self.load_libraries(request.get("libraries", []))
+        args = torch.load(request["inputs"], weights_only=False)
+        route = ModuleRoute(request, args)
+        state = snapshot(route.model)
+        torch.manual_seed(request["seed"])
+        outputs = route.model(*args)
+        torch.save(plain(outputs), request["outputs"])
+        restore(route.model, state)
+        self.routes = {request["key"]: route}  # the compile that follows takes it
+        return {"ok": True}
 
     def compile(self, request):
         torch = self.torch
@@ -113,34 +211,20 @@ class Server:
             return {"ok": True, **self.programs[request["key"]].answer}
         self.load_libraries(request.get("libraries", []))
         args = torch.load(request["inputs"], weights_only=False)
-        options = request["options"]
-        program = self.exported(request, args)
-        if request["backend"] == "export":
-            module = program.module()
-            compiled = Program(module, module, {})
-        elif request["backend"] == "inductor":
-            call = Compiled(program.module(), options, request["seed"], args)
-            compiled = Program(call, call.module, {})
-        elif request["backend"] == "aoti":
-            path = os.path.join(request["work"], "model.pt2")
-            package = torch._inductor.aoti_compile_and_package(
-                program, package_path=path, inductor_configs=inductor_config(options))
-            compiled = Program(None, None, {"package": package})
-        else:
-            raise ValueError("unknown backend " + request["backend"])
-        self.programs[request["key"]] = compiled
+        route = self.route(request, args)
+        call, module, answer = self.backend(request["backend"]).compile(
+            route, inductor_config(request["options"]), request["options"], args, request["work"], request["seed"])
+        self.programs[request["key"]] = Program(call, module, answer)
         while len(self.programs) > KEPT_PROGRAMS:
             _, dropped = self.programs.popitem(last=False)
             if "package" in dropped.answer:  # the worker loaded it when it was compiled
                 os.remove(dropped.answer["package"])
-        return {"ok": True, **compiled.answer}
+        return {"ok": True, **answer}
 
     def run(self, request):
         torch = self.torch
         program = self.programs[request["key"]]
-        with torch.no_grad():  # every run starts from the state compiling found (buffers it updates)
-            for name, value in program.module.state_dict().items():
-                value.copy_(program.pristine[name])
+        restore(program.module, program.pristine)
         args = torch.load(request["inputs"], weights_only=False)
         torch.manual_seed(request["seed"])
         outputs = program.call(*args)
@@ -160,10 +244,15 @@ def plain(value):
     return value
 
 
-def failure(error):
+def failure(error, stage):
     kind = type(error)
     name = kind.__qualname__ if kind.__module__ == "builtins" else kind.__module__ + "." + kind.__qualname__
-    return {"ok": False, "type": name, "message": str(error).strip() or repr(error)}
+    answer = {"ok": False, "type": name, "message": str(error).strip() or repr(error), "stage": stage}
+    # Where in the module form it was raised, if it was: the line of forward that says which op.
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.endswith("model.py")]
+    if frames:
+        answer["where"] = "model.py line %d: %s" % (frames[-1].lineno, frames[-1].line)
+    return answer
 
 
 def main():
@@ -174,10 +263,12 @@ def main():
     for line in sys.stdin:
         request = json.loads(line)
         try:
-            server = server or Server()
+            server = server or Server(sys.argv[1])
             answer = getattr(server, request["op"])(request)
+        except RouteFailure as error:  # making the model: the worker names the stage that failed
+            answer = failure(error.error, "route")
         except Exception as error:  # a compile or run failure: the worker turns it into a verdict
-            answer = failure(error)
+            answer = failure(error, "backend")
         answers.write(json.dumps(answer) + "\n")
 
 

@@ -14,11 +14,15 @@
 #include <sstream>
 
 #include <nlohmann/json.hpp>
+#include <spdlog/spdlog.h>
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/version.h>
 
 #include "backends/builtin.h"
 #include "backends/case_module.h"
+#include "backends/eager_module.h"
+#include "backends/options.h"
+#include "backends/pt2_backend_scripts.h"
 #include "backends/pt2_compile_server_script.h"
 #include "process/child_process.h"
 #include "runner/case/extension_libraries.h"
@@ -41,6 +45,30 @@ std::string python_executable() {
   return chosen && *chosen ? chosen : "/usr/bin/python3";
 }
 
+// Each compilation's files (the module archive, the package) in this process's scratch directory:
+// removed when a CLI process exits, and by the parent when a worker ends (file_util.h).
+const ScratchDirectory& work_directory() {
+  static const ScratchDirectory work = ScratchDirectory::at(process_scratch_path(::getpid()));
+  return work;
+}
+
+void write_values(const fs::path& path, const std::vector<c10::IValue>& values) {
+  write_torch_save(path.string(), c10::ivalue::Tuple::create(values));
+}
+
+// The backends' compile.py files (backends/<id>/compile.py, embedded at build time), written once
+// per process into its scratch directory: the folder the server imports each from.
+std::string backend_scripts_folder() {
+  static const std::string folder = [] {
+    const fs::path dir = fs::path(work_directory().path()) / "pt2_backends";
+    fs::create_directories(dir);
+    for (const templates::EmbeddedFile& file : templates::pt2_backend_scripts)
+      write_file_atomically((dir / (std::string(file.folder) + ".py")).string(), file.text);
+    return dir.string();
+  }();
+  return folder;
+}
+
 // One per process: the worker's. Requests are answered in order, one at a time. The server is the
 // worker's child in the worker's process group: a worker killed at its time limit takes it along.
 class CompileServer {
@@ -57,7 +85,7 @@ class CompileServer {
   void start() {
     ChildSpec spec;
     // The script as -c's text: nothing to find on disk, whatever the install layout.
-    spec.argv = {python_executable(), "-c", templates::pt2_compile_server};
+    spec.argv = {python_executable(), "-c", templates::pt2_compile_server, backend_scripts_folder()};
     spec.in = spec.out = Stream::pipe();  // its stderr is the worker's: the worker's log
     try {
       server_.emplace(spec);
@@ -106,11 +134,51 @@ CompileServer& compile_server() {
   return server;
 }
 
-// An answer that says the request failed, as the exception Python raised.
-const json& checked(const json& answer) {
-  if (!answer.value("ok", false))
-    throw ForeignError(answer.value("type", std::string("Exception")), answer.value("message", std::string()));
+// An answer that says the request failed, as the exception Python raised: a RouteFailure where
+// the route failed (unless the backend judges its route itself).
+const json& checked(const json& answer, bool route_is_the_subject = true) {
+  if (!answer.value("ok", false)) {
+    const std::string type = answer.value("type", std::string("Exception"));
+    const std::string message = answer.value("message", std::string());
+    if (answer.value("stage", std::string()) == "route" && !route_is_the_subject) throw RouteFailure(type, message);
+    throw ForeignError(type, message);
+  }
   return answer;
+}
+
+// What a compiled program depends on, as text to hash: a value's type and shape, and with `data`
+// its contents (the module's state: a compile bakes it in; not forward's tensors: a program runs
+// on any of the same type and shape).
+void add_fingerprint(const c10::IValue& value, bool data, std::string& out) {
+  if (value.isTensor()) {
+    const at::Tensor& t = value.toTensor();
+    std::ostringstream meta;
+    meta << "T" << t.scalar_type() << t.sizes() << t.strides() << t.device() << t.requires_grad() << ";";
+    out += meta.str();
+    if (data && t.defined() && t.numel() > 0) {
+      const at::Tensor bytes = t.detach().cpu().contiguous();
+      out += std::to_string(std::hash<std::string_view>{}(std::string_view(
+          static_cast<const char*>(bytes.data_ptr()), static_cast<size_t>(bytes.nbytes()))));
+    }
+    return;
+  }
+  if (value.isList() || value.isTuple()) {
+    out += value.isList() ? "[" : "(";
+    const std::vector<c10::IValue> items =
+        value.isList() ? value.toListRef().vec() : value.toTupleRef().elements().vec();
+    for (const c10::IValue& item : items) add_fingerprint(item, data, out);
+    out += value.isList() ? "]" : ")";
+    return;
+  }
+  std::ostringstream text;
+  text << value.tagKind() << ":" << value << ";";
+  out += text.str();
+}
+
+std::string hashed(const std::string& text) {
+  std::ostringstream key;
+  key << std::hex << std::hash<std::string>{}(text);
+  return key.str();
 }
 
 // Names a compilation: the module's archive (its forward's graph and state), the backend and its
@@ -118,9 +186,7 @@ const json& checked(const json& answer) {
 std::string compilation_key(const std::string& backend, const BackendOptions& options, const std::string& archive) {
   std::string text = backend + '\n';
   for (const auto& [key, value] : options) text += key + '=' + value + '\n';
-  std::ostringstream key;
-  key << std::hex << std::hash<std::string>{}(text + archive);
-  return key.str();
+  return hashed(text + archive);
 }
 
 // The extension libraries this process loaded (torchvision's operators): the server loads them too,
@@ -139,17 +205,6 @@ json options_json(const BackendOptions& options) {
   return object;
 }
 
-// Each compilation's files (the module archive, the package) in this process's scratch directory:
-// removed when a CLI process exits, and by the parent when a worker ends (file_util.h).
-const ScratchDirectory& work_directory() {
-  static const ScratchDirectory work = ScratchDirectory::at(process_scratch_path(::getpid()));
-  return work;
-}
-
-void write_values(const fs::path& path, const std::vector<c10::IValue>& values) {
-  write_torch_save(path.string(), c10::ivalue::Tuple::create(values));
-}
-
 class PythonProgram : public PreparedGraph {
  public:
   explicit PythonProgram(Pt2Compilation compilation) : compilation_(std::move(compilation)) {}
@@ -165,7 +220,7 @@ class PythonProgram : public PreparedGraph {
     return graph_outputs(read_torch_save((dir / "run_outputs.pt").string()), compilation_.packed);
   }
   std::string executed_graph() const override {
-    return "(compiled in Python: torch.export's program of the case's module, key " + compilation_.key + ")";
+    return "(compiled in Python by the PyTorch 2 compile server, key " + compilation_.key + ")";
   }
 
  private:
@@ -191,8 +246,14 @@ std::vector<c10::IValue> graph_outputs(const c10::IValue& returned, bool packed)
                            " where the case has several outputs");
 }
 
-Pt2Compilation compile_in_python(const std::string& backend, const BackendOptions& options,
-                                 const torch::jit::Module& module, const std::vector<c10::IValue>& forward_sample) {
+Pt2Route pt2_route(const BackendOptions& options, Pt2Route fallback) {
+  const std::string chosen = option_choice(options, "route", {"module", "converter"},
+                                           fallback == Pt2Route::Module ? "module" : "converter");
+  return chosen == "module" ? Pt2Route::Module : Pt2Route::Converter;
+}
+
+Pt2Compilation compile_saved_model(const std::string& backend, const BackendOptions& options,
+                                   const torch::jit::Module& module, const std::vector<c10::IValue>& forward_sample) {
   std::ostringstream archive;
   module.save(archive);
   Pt2Compilation compilation;
@@ -204,6 +265,7 @@ Pt2Compilation compile_in_python(const std::string& backend, const BackendOption
   const json answer = checked(compile_server().ask({{"op", "compile"},
                                                     {"key", compilation.key},
                                                     {"backend", backend},
+                                                    {"route", "converter"},
                                                     {"module", (dir / "case_module.pt").string()},
                                                     {"inputs", (dir / "sample_inputs.pt").string()},
                                                     {"work", dir.string()},
@@ -211,21 +273,139 @@ Pt2Compilation compile_in_python(const std::string& backend, const BackendOption
                                                     {"libraries", libraries_json()},
                                                     {"seed", kRunSeed}}));
   compilation.package = answer.value("package", std::string());
-  // Read by the compile only, and as large as the model's weights: a minify compiles hundreds.
+  // Read by the compile only, and as large as the model's weights.
   remove_tree((dir / "case_module.pt").string());
   remove_tree((dir / "sample_inputs.pt").string());
   return compilation;
 }
 
-Pt2Compilation compile_in_python(const std::string& backend, const BackendOptions& options, const BackendInput& input,
-                                 const std::vector<c10::IValue>& sample) {
-  bool packed = false;
-  // The reference runs with the case's training flags: so does the module compiled here.
-  const torch::jit::Module module = module_of_case(input, sample, packed, TrainingFlags::AsInCase);
-  Pt2Compilation compilation = compile_in_python(backend, options, module, forward_inputs(sample, input.lifted));
-  compilation.packed = packed;
-  compilation.lifted = input.lifted;
+Pt2Case::Pt2Case(std::string backend, BackendOptions options, Pt2Route route, bool route_is_the_subject,
+                 const BackendInput& input, const std::vector<c10::IValue>& sample)
+    : backend_(std::move(backend)),
+      options_(std::move(options)),
+      route_(route),
+      route_is_the_subject_(route_is_the_subject),
+      graph_(input.graph.get()),
+      input_(input),
+      sample_(sample) {
+  // The key: what the program depends on, without writing anything (a program the server holds
+  // is not sent again: its model and state can be as large as the model's weights).
+  std::string text = backend_ + '\n' + (route_ == Pt2Route::Module ? "module" : "converter") + '\n';
+  for (const auto& [key, value] : options_) text += key + '=' + value + '\n';
+  if (route_ == Pt2Route::Module) {
+    eager_ = eager_module(*input_.graph, input_.lifted);
+    packed_ = eager_.packed;
+    text += eager_module_file(eager_);
+  } else {
+    text += input_.graph->toString();
+    packed_ = input_.graph->outputs().size() > 1;
+  }
+  for (size_t i = 0; i < sample_.size(); ++i)
+    add_fingerprint(sample_[i], i < input_.lifted.size() && input_.lifted[i], text);
+  key_ = hashed(text);
+}
+
+void Pt2Case::write_model_files() {
+  if (files_written_) return;
+  if (route_ == Pt2Route::Module && !eager_.refused.empty())
+    throw UserError("the module route: the graph has no eager Python form: " + eager_.refused);
+  const fs::path dir = fs::path(work_directory().path()) / key_;
+  fs::create_directories(dir);
+  write_values(dir / "sample_inputs.pt", forward_inputs(sample_, input_.lifted));
+  if (route_ == Pt2Route::Module) {
+    write_file_atomically((dir / "model.py").string(), eager_module_file(eager_));
+    spdlog::debug("the module route's model ({}):\n{}", (dir / "model.py").string(), eager_module_file(eager_));
+    std::vector<c10::IValue> state;
+    for (const EagerAttribute& attribute : eager_.attributes)
+      state.push_back(attribute.input ? sample_.at(*attribute.input) : attribute.constant);
+    write_values(dir / "state.pt", state);
+  } else {
+    bool packed = false;
+    // The reference runs with the case's training flags: so does the module compiled here.
+    const torch::jit::Module module = module_of_case(input_, sample_, packed, TrainingFlags::AsInCase);
+    std::ostringstream archive;
+    module.save(archive);
+    write_file_atomically((dir / "case_module.pt").string(), archive.str());
+  }
+  files_written_ = true;
+}
+
+// The request's fields that name the model: the module route's source and state, or the archive.
+json model_fields(const fs::path& dir, Pt2Route route) {
+  json fields = {{"inputs", (dir / "sample_inputs.pt").string()}, {"libraries", libraries_json()}};
+  if (route == Pt2Route::Module) {
+    fields["route"] = "module";
+    fields["source"] = (dir / "model.py").string();
+    fields["state"] = (dir / "state.pt").string();
+  } else {
+    fields["route"] = "converter";
+    fields["module"] = (dir / "case_module.pt").string();
+  }
+  return fields;
+}
+
+std::vector<std::string> Pt2Case::attribute_names() const {
+  std::vector<std::string> names;
+  for (const EagerAttribute& attribute : eager_.attributes) names.push_back(attribute.name);
+  return names;
+}
+
+std::optional<std::vector<c10::IValue>> Pt2Case::run_eager() {
+  if (route_ != Pt2Route::Module) return std::nullopt;
+  write_model_files();
+  const fs::path dir = fs::path(work_directory().path()) / key_;
+  json request = model_fields(dir, route_);
+  request.update({{"op", "eager"},
+                  {"key", key_},
+                  {"attributes", attribute_names()},
+                  {"outputs", (dir / "eager_outputs.pt").string()},
+                  {"seed", kRunSeed}});
+  // A failure here is tsrepro's: the eager form raised where the TorchScript reference did not.
+  const json answer = compile_server().ask(request);
+  if (!answer.value("ok", false))
+    throw UserError("the module route: the eager module form raises " + answer.value("type", std::string()) + ": " +
+                    answer.value("message", std::string()) +
+                    (answer.contains("where") ? " (" + answer.value("where", std::string()) + ")" : ""));
+  eager_outputs_ = graph_outputs(read_torch_save((dir / "eager_outputs.pt").string()), packed_);
+  remove_tree((dir / "eager_outputs.pt").string());
+  return eager_outputs_;
+}
+
+Pt2Compilation Pt2Case::compile() {
+  Pt2Compilation compilation;
+  compilation.key = key_;
+  compilation.packed = packed_;
+  compilation.lifted = input_.lifted;
+  const fs::path dir = fs::path(work_directory().path()) / key_;
+  const bool held = compile_server().ask({{"op", "has"}, {"key", key_}}).value("has", false);
+  if (!held) write_model_files();
+  json request = model_fields(dir, route_);
+  request.update({{"op", "compile"},
+                  {"key", key_},
+                  {"backend", backend_},
+                  {"attributes", attribute_names()},
+                  {"work", dir.string()},
+                  {"options", options_json(options_)},
+                  {"seed", kRunSeed}});
+  const json answer = checked(compile_server().ask(request), route_is_the_subject_);
+  compilation.package = answer.value("package", std::string());
+  // Read by the compile only, and as large as the model's weights: a minify compiles hundreds.
+  for (const char* name : {"model.py", "state.pt", "case_module.pt", "sample_inputs.pt"})
+    remove_tree((dir / name).string());
+  files_written_ = false;
   return compilation;
+}
+
+std::optional<std::vector<c10::IValue>> Pt2Backend::run_received_model(const BackendInput& input,
+                                                                        const std::vector<c10::IValue>& sample) {
+  last_ = std::make_unique<Pt2Case>(id_, options_, route_, route_is_the_subject_, input, sample);
+  return last_->run_eager();
+}
+
+Pt2Case& Pt2Backend::pt2_case(const BackendInput& input, const std::vector<c10::IValue>& sample) {
+  if (!last_ || last_->graph() != input.graph.get())
+    last_ = std::make_unique<Pt2Case>(id_, options_, route_, route_is_the_subject_, input, sample);
+  return *last_;
 }
 
 std::unique_ptr<PreparedGraph> run_in_python(Pt2Compilation compilation) {

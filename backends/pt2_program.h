@@ -1,24 +1,40 @@
 #pragma once
-// What the PyTorch 2 backends share (export, inductor, aoti: backends/<id>/backend.cpp): the case
-// made a module (backends/case_module.h), handed to a Python compile server
-// (backends/pt2_compile_server.py) that converts it with PyTorch's TorchScript converter into
-// torch.export's program and compiles that as the backend says. One server per worker process,
+// What the PyTorch 2 backends share (export, inductor, aoti: backends/<id>/backend.cpp and their
+// compile.py): the case handed to a Python compile server (backends/pt2_compile_server.py) by one
+// of two routes, compiled there by the backend's backends/<id>/compile.py.
+//   module     the case's eager module form (backends/eager_module.h), Python with no
+//              TorchScript in it, the way a model written in Python reaches PyTorch 2:
+//              torch.compile takes the module, torch.export.export(strict=False) traces it.
+//              Before a verdict counts, the module run eagerly must agree with the TorchScript
+//              reference (runner/exec/evaluate.cpp): where it does not, tsrepro printed it wrongly.
+//   converter  the case as a torch::jit::Module through PyTorch's TorchScript converter
+//              (TS2EPConverter): what a TorchScript user migrating to torch.export gets.
+// `--backend-opt route=module|converter` chooses; inductor and aoti take the module route by
+// default, export the converter (it judges that migration itself). One server per worker process,
 // started on the first request, started again when it died, killed with the worker; compiled
-// programs stay in it under a key made of the candidate's graph, values, backend and options.
+// programs stay in it under a key made of the model, its state, the inputs' types, the backend
+// and its options, and a program it holds is not sent again.
 //
 // Only a libtorch 2.x build has these backends (its Python's torch must be the same line: Debian
 // 13's python3-torch 2.6 beside libtorch-dev 2.6); on 1.13 their factories refuse with one line.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "backends/eager_module.h"
 #include "tsrepro/backend.h"
 
 namespace tsrepro {
 
 // Throws UserError saying what `--backend BACKEND` needs, where this build is not libtorch 2.x.
 void require_pytorch2(const std::string& backend);
+
+enum class Pt2Route { Module, Converter };
+
+// The route `options` ask for ("route"), or `fallback`; throws UserError for another word.
+Pt2Route pt2_route(const BackendOptions& options, Pt2Route fallback);
 
 // A case compiled by the server.
 struct Pt2Compilation {
@@ -28,18 +44,76 @@ struct Pt2Compilation {
   std::vector<bool> lifted;  // which of run()'s inputs the module holds (none for a saved model)
 };
 
-// Compiles the case for `backend` ("export", "inductor", "aoti") with `options` (already
-// checked): throws ForeignError (the Python exception) for a compile failure.
-Pt2Compilation compile_in_python(const std::string& backend, const BackendOptions& options, const BackendInput& input,
-                                 const std::vector<c10::IValue>& sample);
-// The same for a saved model itself (`import --verify`), given forward's arguments.
-Pt2Compilation compile_in_python(const std::string& backend, const BackendOptions& options,
-                                 const torch::jit::Module& module, const std::vector<c10::IValue>& forward_sample);
+// One candidate on its way into a PyTorch 2 backend: the model the route makes of it, its key,
+// and the files the server reads (written only where the server does not hold the program yet).
+class Pt2Case {
+ public:
+  // `route_is_the_subject`: the backend judges the route itself (export): a failure there is its
+  // compile failure, not a RouteFailure.
+  Pt2Case(std::string backend, BackendOptions options, Pt2Route route, bool route_is_the_subject,
+          const BackendInput& input, const std::vector<c10::IValue>& sample);
+
+  const torch::jit::Graph* graph() const { return graph_; }
+  Pt2Route route() const { return route_; }
+  // What run_eager returned, once it ran.
+  const std::optional<std::vector<c10::IValue>>& eager_outputs() const { return eager_outputs_; }
+  // The module route's model run eagerly on the sample, uncompiled: its outputs, one per graph
+  // output. nullopt on the converter route. Throws UserError where the graph has no eager form.
+  std::optional<std::vector<c10::IValue>> run_eager();
+  // Compiles: throws RouteFailure where the route failed, ForeignError where the compiler did.
+  Pt2Compilation compile();
+
+ private:
+  void write_model_files();
+  std::vector<std::string> attribute_names() const;
+
+  std::string backend_;
+  BackendOptions options_;
+  Pt2Route route_;
+  bool route_is_the_subject_;
+  const torch::jit::Graph* graph_;
+  BackendInput input_;
+  std::vector<c10::IValue> sample_;
+  std::string key_;
+  EagerModule eager_;  // the module route's model
+  std::optional<std::vector<c10::IValue>> eager_outputs_;
+  bool packed_ = false;
+  bool files_written_ = false;
+};
+
+// The same for a saved model itself (`import --verify`), given forward's arguments: the converter
+// route, since tsrepro has no Python source of a saved model.
+Pt2Compilation compile_saved_model(const std::string& backend, const BackendOptions& options,
+                                   const torch::jit::Module& module, const std::vector<c10::IValue>& forward_sample);
 
 // A compilation the server itself runs (export, inductor): run() sends it the forward inputs.
 std::unique_ptr<PreparedGraph> run_in_python(Pt2Compilation compilation);
 
 // A module's return value as the graph's outputs: a tuple's elements where it packed several.
 std::vector<c10::IValue> graph_outputs(const c10::IValue& returned, bool packed);
+
+// What inductor, aoti and export share as Backends: the route, and the candidate between its eager
+// run (run_received_model) and its compile (prepare), which judge() asks for in that order.
+class Pt2Backend : public Backend {
+ public:
+  Pt2Backend(std::string id, BackendOptions server_options, Pt2Route route, bool route_is_the_subject)
+      : id_(std::move(id)), options_(std::move(server_options)), route_(route),
+        route_is_the_subject_(route_is_the_subject) {}
+  std::string name() const override { return id_; }
+  std::optional<std::vector<c10::IValue>> run_received_model(const BackendInput& input,
+                                                             const std::vector<c10::IValue>& sample) override;
+
+ protected:
+  // The candidate of `input`: the one run_received_model made for the same graph, or a new one.
+  Pt2Case& pt2_case(const BackendInput& input, const std::vector<c10::IValue>& sample);
+  const BackendOptions& options() const { return options_; }
+
+ private:
+  std::string id_;
+  BackendOptions options_;  // as the compile server reads them
+  Pt2Route route_;
+  bool route_is_the_subject_;
+  std::unique_ptr<Pt2Case> last_;
+};
 
 }  // namespace tsrepro

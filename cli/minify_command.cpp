@@ -36,6 +36,7 @@ struct MinifyCliOptions : EvaluationCliOptions {
   std::vector<std::string> passes;
   bool resume = false;
   bool skip_sanity = false;
+  bool keep_route_failure = false;
   bool offload = false;
   bool json = false;
   bool list_passes = false;
@@ -189,6 +190,7 @@ MinifyOptions engine_options(const MinifyCliOptions& o, const RunSpec& run) {
   m.jobs = o.jobs;
   m.passes = o.passes;
   m.offload = o.offload;
+  m.keep_route_failure = o.keep_route_failure;
   if (o.accuracy) m.interest = Interest::Accuracy;
   if (!o.check_str.empty()) {
     m.interest = Interest::CheckStr;
@@ -421,6 +423,8 @@ class MinifyCommand : public Command {
     cmd->add_option("--passes", o_.passes, "comma-separated passes to run (default: all)")->delimiter(',');
     cmd->add_flag("--resume", o_.resume, "continue from the smallest checkpoint in the output directory");
     cmd->add_flag("--skip-sanity", o_.skip_sanity, "do not run the original case first");
+    cmd->add_flag("--keep-route-failure", o_.keep_route_failure,
+                  "minify a failure on the way into a PyTorch 2 compiler (phase route) as the failure asked about");
     cmd->add_flag(
         "--offload", o_.offload,
         "keep the reference values the cutting passes feed in on disk (a temporary directory), not in memory");

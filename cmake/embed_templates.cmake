@@ -2,12 +2,14 @@
 # from real files: the text lives in files an editor and a linter see as what they are, and the
 # build embeds them. Run by the build (CMakeLists.txt), with
 #   -DOUTPUT=header -DPREFIX=name_prefix_ -DINPUTS=a.py|b.py [-DSOURCES=runner/exec/compare.cpp|...]
-#   [-DNAMED_BY_FOLDER=1] [-DEMPTY=name|...]
+#   [-DNAMED_BY_FOLDER=1] [-DEMPTY=name|...] [-DTABLE=name]
 # Each input FILE becomes `inline constexpr const char* tsrepro::templates::<PREFIX><stem>`
 # (with NAMED_BY_FOLDER, <PREFIX><folder>_<file name, dots as underscores>),
 # holding the file's bytes exactly. Each of SOURCES (tsrepro's own source files that a generated
 # reproducer uses as they are) becomes <PREFIX>source_<name with dots as underscores>. Each
-# name of EMPTY becomes an empty constant (an optional template a folder does not have).
+# name of EMPTY becomes an empty constant (an optional template a folder does not have). With
+# NAMED_BY_FOLDER and TABLE, `tsrepro::templates::<TABLE>` lists the inputs as {folder, text}
+# pairs, for a reader that takes every folder's file (the PyTorch 2 backends' compile.py).
 
 include(${CMAKE_CURRENT_LIST_DIR}/write_if_changed.cmake)
 
@@ -35,7 +37,13 @@ foreach(input IN LISTS INPUTS)
     string(REPLACE "." "_" stem "${folder}_${file_name}")
   endif()
   embed(${input} ${PREFIX}${stem})
+  if(NAMED_BY_FOLDER AND TABLE)
+    string(APPEND table_rows "    {\"${folder}\", ${PREFIX}${stem}},\n")
+  endif()
 endforeach()
+if(TABLE)
+  set(text "${text}\nstruct EmbeddedFile {\n  const char* folder;\n  const char* text;\n};\ninline constexpr EmbeddedFile ${TABLE}[] = {\n${table_rows}};\n")
+endif()
 string(REPLACE "|" ";" EMPTY "${EMPTY}")
 foreach(name IN LISTS EMPTY)
   set(text "${text}\n// (no file)\ninline constexpr const char* ${name} = \"\";\n")

@@ -240,6 +240,11 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
     oracle.expect(*options.known_failure);
   } else {
     result.original_verdict = oracle.check_original(state);
+    const std::string route_failure = std::string("exception:") + phase_name(Phase::Route) + ":";
+    if (!options.keep_route_failure && oracle.expected().signature.rfind(route_failure, 0) == 0)
+      throw UserError("the case fails on its way into " + options.run.backend + ", before its compiler runs (" +
+                      oracle.expected().signature + "): that failure is the route's (torch.export's tracing or " +
+                      "the TorchScript converter), not the compiler's; add --keep-route-failure to minify it");
   }
   state.expected = oracle.expected();
   if (!options.outcomes_file.empty())

@@ -5,7 +5,7 @@
 
 #include "backends/section_templates.h"  // generated from backends/*/repro.py and repro.cpp.in
 #include "repro/cpp_literal.h"
-#include "repro/python_literal.h"
+#include "runner/formats/python_literal.h"
 #include "runner/word_lists.h"
 #include "tsrepro/error.h"
 

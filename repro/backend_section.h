@@ -41,6 +41,7 @@ struct SectionRequest {
   const BackendOptions& options;  // the reference gets none
   const InjectPlan* plan;         // the inject test backend's plan of its fault; null for the others
   bool module_form;               // the model is source (repro/module_source.h), not IR text
+  bool eager_module;              // that source is the eager module form (backends/eager_module.h)
   bool empty_inputs;              // repro.py's IR form feeds an empty list or dict (interpretable.py)
 };
 
@@ -63,6 +64,10 @@ struct ReproBackend {
   // It freezes a module: the IR form carries the case as a module archive (CASE_MODULE).
   bool freezes = false;
   SectionParts (*section)(const SectionRequest&) = nullptr;
+  // Under these options it receives the case's eager module form (PyTorch 2's module route,
+  // backends/pt2_program.h): repro.py then holds the model as eager Python, no TorchScript in it.
+  // Null for the backends that take the graph itself.
+  bool (*receives_eager_module)(const BackendOptions&) = nullptr;
 };
 
 // "0, 2": the graph inputs a module's forward takes (those not lifted into its state), for the

@@ -16,6 +16,7 @@
 #include <torch/csrc/jit/serialization/python_print.h>
 
 #include "backends/case_module.h"
+#include "backends/eager_module.h"
 #include "repro/reproducer_case.h"
 #include "runner/word_lists.h"
 #include "tsrepro/case.h"
@@ -27,109 +28,6 @@ using torch::jit::Block;
 using torch::jit::Graph;
 using torch::jit::Node;
 using torch::jit::Value;
-
-// Names an attribute cannot have: Python's keywords and what torch.nn.Module already defines
-// (register_buffer("eval", ...) raises). Names starting with "_" are left out altogether.
-const std::set<std::string> kTakenNames = {"False",
-                                           "None",
-                                           "True",
-                                           "and",
-                                           "as",
-                                           "assert",
-                                           "async",
-                                           "await",
-                                           "break",
-                                           "class",
-                                           "continue",
-                                           "def",
-                                           "del",
-                                           "elif",
-                                           "else",
-                                           "except",
-                                           "finally",
-                                           "for",
-                                           "from",
-                                           "global",
-                                           "if",
-                                           "import",
-                                           "in",
-                                           "is",
-                                           "lambda",
-                                           "nonlocal",
-                                           "not",
-                                           "or",
-                                           "pass",
-                                           "raise",
-                                           "return",
-                                           "try",
-                                           "while",
-                                           "with",
-                                           "yield",
-                                           "self",
-                                           "torch",
-                                           "T_destination",
-                                           "add_module",
-                                           "apply",
-                                           "bfloat16",
-                                           "buffers",
-                                           "call_super_init",
-                                           "children",
-                                           "compile",
-                                           "cpu",
-                                           "cuda",
-                                           "double",
-                                           "dump_patches",
-                                           "eval",
-                                           "extra_repr",
-                                           "float",
-                                           "forward",
-                                           "get_buffer",
-                                           "get_extra_state",
-                                           "get_parameter",
-                                           "get_submodule",
-                                           "half",
-                                           "ipu",
-                                           "load_state_dict",
-                                           "modules",
-                                           "mtia",
-                                           "named_buffers",
-                                           "named_children",
-                                           "named_modules",
-                                           "named_parameters",
-                                           "parameters",
-                                           "register_backward_hook",
-                                           "register_buffer",
-                                           "register_forward_hook",
-                                           "register_forward_pre_hook",
-                                           "register_full_backward_hook",
-                                           "register_full_backward_pre_hook",
-                                           "register_module",
-                                           "register_parameter",
-                                           "requires_grad_",
-                                           "set_extra_state",
-                                           "set_submodule",
-                                           "share_memory",
-                                           "state_dict",
-                                           "to",
-                                           "to_empty",
-                                           "train",
-                                           "training",
-                                           "type",
-                                           "xpu",
-                                           "zero_grad"};
-
-// self.<name> for a lifted input: its debug name (squeeze_weight) as an identifier, unique.
-std::string attribute_name(const Value* input, std::set<std::string>& used) {
-  std::string name = input->hasDebugName() ? input->debugNameBase() : "";
-  for (char& ch : name)
-    if (!std::isalnum(static_cast<unsigned char>(ch)) && ch != '_') ch = '_';
-  if (name.empty() || name[0] == '_' || std::isdigit(static_cast<unsigned char>(name[0])) || kTakenNames.count(name))
-    name = "state_" + name;
-  std::string unique = name;
-  for (int n = 2; used.count(unique); ++n) unique = name + "_" + std::to_string(n);
-  used.insert(unique);
-  return unique;
-}
 
 // As torch.jit.script sees `self.<name> = value` in __init__: typed by the value.
 void register_attribute(torch::jit::Module& module, const ModuleAttribute& attribute) {
@@ -388,7 +286,7 @@ ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted, const
       continue;
     }
     if (!input->hasUses()) continue;
-    ModuleAttribute attribute{attribute_name(input, used), i, values.at(i), is_training_flag(input)};
+    ModuleAttribute attribute{module_attribute_name(input, used), i, values.at(i), is_training_flag(input)};
     // torch.jit.script types an attribute by its value (a tensor, None, a bool, an int, a float);
     // the check below compiles against those types too. Other values would come back typed anew.
     static const std::set<c10::TypeKind> kTypedByValue = {c10::TypeKind::TensorType, c10::TypeKind::BoolType,

@@ -7,7 +7,7 @@
 
 #include <ATen/ATen.h>
 
-#include "repro/python_literal.h"
+#include "runner/formats/python_literal.h"
 #include "tsrepro/compare.h"
 #include "tsrepro/error.h"
 

@@ -48,7 +48,8 @@ RenderedSection backend_section(const Case& c, const std::string& spec, const Ba
   form.insert(module ? flag::module : c.graph->outputs().size() != 1 ? flag::packed : flag::single);
   for (TemplateFlag storage : {flag::case_module_inline, flag::case_module_file})
     if (flags.count(storage)) form.insert(storage);
-  const SectionRequest request{c, kCppDialect, spec, options, plan ? &*plan : nullptr, module, /*empty_inputs=*/false};
+  const SectionRequest request{c,      kCppDialect, spec, options, plan ? &*plan : nullptr,
+                               module, /*eager_module=*/false, /*empty_inputs=*/false};
   return render_backend_section(request, {{"ROLE", role}}, form, values, flags);
 }
 

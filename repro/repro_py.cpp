@@ -18,7 +18,7 @@
 #include "backends/inject/section.h"
 #include "repro/backend_section.h"
 #include "repro/describe.h"
-#include "repro/python_literal.h"
+#include "runner/formats/python_literal.h"
 #include "repro/python_value_literal.h"
 #include "repro/reproducer_case.h"
 #include "repro/template_fill.h"
@@ -146,6 +146,33 @@ std::string module_class(const ModuleForm& form, const InputCode& inputs, const 
                        flags);
 }
 
+// class Repro as eager PyTorch (the module route of PyTorch 2's backends): __init__ registers the
+// lifted inputs and the graph's tensor constants, forward is plain Python.
+std::string eager_module_class(const EagerModule& eager, const InputCode& inputs,
+                               const std::vector<c10::IValue>& values) {
+  std::vector<std::string> lines, training_flags;
+  for (const EagerAttribute& attribute : eager.attributes) {
+    if (attribute.training_flag) training_flags.push_back("self." + attribute.name + " = mode");
+    const bool tensor = (attribute.input ? values.at(*attribute.input) : attribute.constant).isTensor();
+    const std::string text =
+        attribute.input ? inputs.values.at(*attribute.input) : python_value_literal(attribute.constant);
+    lines.push_back(tensor ? "self.register_buffer(" + python_string_literal(attribute.name) + ", " + text + ")"
+                           : "self." + attribute.name + " = " + text);
+  }
+  TemplateFlags flags;
+  if (!lines.empty()) flags.insert(flag::attributes);
+  if (!training_flags.empty()) flags.insert(flag::training_flags);
+  const std::string& forward = eager.forward;
+  return fill_template(templates::repro_py_module_class,
+                       {{"CLASS", "Repro"},
+                        {"BASE", "torch.nn.Module"},
+                        {"COMMENT", "the minified graph as plain PyTorch: its state as attributes, its forward as code"},
+                        {"ATTRIBUTES", joined(lines, "\n        ")},
+                        {"TRAINING_FLAGS", joined(training_flags, "\n        ")},
+                        {"FORWARD", forward.substr(4, forward.find_last_not_of('\n') + 1 - 4)}},
+                       flags);
+}
+
 // PEP 8's two blank lines between top-level definitions, where values that span lines (the
 // classes, the input helper) meet the template's own blank lines.
 std::string at_most_two_blank_lines(const std::string& source) {
@@ -164,6 +191,7 @@ std::string at_most_two_blank_lines(const std::string& source) {
 // class or IR text) and, for the IR form, whether an input is an empty list or dict.
 struct SectionForm {
   bool module = false;
+  bool eager = false;  // the module is eager PyTorch (the module route), not TorchScript's
   bool empty_inputs = false;
   TemplateFlags random;  // random_number_flags of the graph
   std::string device;    // the DEVICE literal the module moves to
@@ -171,6 +199,7 @@ struct SectionForm {
   TemplateFlags flags() const {
     TemplateFlags flags = random;
     flags.insert(module ? flag::module : empty_inputs ? flag::empty_inputs : flag::graph_inputs);
+    if (module) flags.insert(eager ? flag::eager_module : flag::scripted);
     return flags;
   }
   // A section's parameters: the reference of the module form gets fp64 too (Repro's own floats).
@@ -181,8 +210,8 @@ struct SectionForm {
 RenderedSection backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
                                 const std::string& role, const std::optional<InjectPlan>& plan, const SectionForm& form,
                                 const TemplateValues& program_values, TemplateFlags& program_flags) {
-  const SectionRequest request{c,           kPythonDialect,   spec, options, plan ? &*plan : nullptr,
-                               form.module, form.empty_inputs};
+  const SectionRequest request{c,           kPythonDialect, spec,           options, plan ? &*plan : nullptr,
+                               form.module, form.eager,    form.empty_inputs};
   return render_backend_section(request, {{"ROLE", role}, {"PARAMETERS", form.parameters()}, {"DEVICE", form.device}},
                                 form.flags(), program_values, program_flags);
 }
@@ -198,7 +227,18 @@ bool has_empty_container_input(const std::vector<c10::IValue>& inputs) {
 // The model's part of repro.py in the module form: the classes, the imports their annotations
 // need, and the inputs forward takes.
 void add_module_form(const ReproModules& modules, const InputCode& inputs, const InjectPlan* plan,
-                     TemplateValues& values) {
+                     const std::vector<c10::IValue>& input_values, TemplateValues& values) {
+  if (const std::optional<EagerModule>& eager = modules.eager) {
+    values["CLASSES"] = "\n\n" + eager_module_class(*eager, inputs, input_values) + "\n\n";
+    std::vector<std::string> imports;  // math comes with the data's imports (its #[math] line)
+    for (const std::string& name : eager->imports)
+      if (name != "math") imports.push_back("import " + name);
+    values["TYPING_IMPORT"] = joined(imports, "\n");
+    std::vector<std::string> forward_values;
+    for (size_t i : eager->forward_inputs) forward_values.push_back(inputs.values.at(i));
+    values["INPUTS"] = python_list_lines(forward_values);
+    return;
+  }
   std::string classes = module_class(modules.repro, inputs, "Repro", "torch.nn.Module",
                                      "the minified graph: its state as attributes, its forward as code", true);
   std::set<std::string> imports(modules.repro.python_imports.begin(), modules.repro.python_imports.end());
@@ -245,14 +285,15 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
 
   const InputCode inputs = input_code(c, s);
   SectionForm form;
-  form.module = modules.ir_form_reason.empty();
+  form.module = modules.eager || modules.ir_form_reason.empty();
+  form.eager = modules.eager.has_value();
   form.random = random_number_flags(*c.graph);
   form.device = values["DEVICE"];
   std::string input_helper = inputs.helper;
   if (inputs.saved) flags.insert(flag::os);
   if (form.module) {
     flags.insert(flag::module);
-    add_module_form(modules, inputs, plan ? &*plan : nullptr, values);
+    add_module_form(modules, inputs, plan ? &*plan : nullptr, reproducer_input_values(c, s), values);
     if (inputs.saved) input_helper += "\n\n\nSAVED = saved_inputs()  # the values of the graph's inputs, in order";
   } else {
     flags.insert(flag::ir_form_reason);
@@ -276,7 +317,7 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
 
   // Sections: the reference, the backend, the comparison.
   std::string sections;
-  if (const std::optional<std::string>& case_module = modules.case_module) {
+  if (const std::optional<std::string>& case_module = form.eager ? std::nullopt : modules.case_module) {
     flags.insert(flag::case_module);
     const bool inline_module = case_module->size() <= kInlineModuleBytes;
     flags.insert(inline_module ? flag::case_module_inline : flag::case_module_file);

@@ -84,6 +84,13 @@ void choose_module_form(const Case& c, const ReproSettings& settings, ReproModul
 
 ReproModules repro_modules(const Case& c, const ReproSettings& settings) {
   ReproModules modules;
+  const ReproBackend& backend = repro_backend(settings.failure.run.backend);
+  if (backend.receives_eager_module && backend.receives_eager_module(settings.failure.run.backend_options)) {
+    std::vector<bool> lifted;
+    for (const InputSpec& spec : c.inputs) lifted.push_back(spec.lifted);
+    EagerModule eager = eager_module(*reproducer_graph(c, settings), lifted);
+    if (eager.refused.empty()) modules.eager = std::move(eager);
+  }
   choose_module_form(c, settings, modules);
   if (!modules.ir_form_reason.empty()) modules.case_module = case_module_archive(c, settings);
   return modules;

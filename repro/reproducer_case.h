@@ -11,6 +11,7 @@
 
 #include <ATen/core/ivalue.h>
 
+#include "backends/eager_module.h"
 #include "repro/module_source.h"
 #include "repro/template_fill.h"
 #include "runner/word_lists.h"
@@ -47,6 +48,9 @@ struct ReproModules {
   ModuleForm repro;
   std::optional<ModuleForm> injected;  // inject faults that edit the graph: Repro with the edit
   std::string ir_form_reason;          // non-empty: the IR form, for this reason
+  // The eager module form (backends/eager_module.h), where the backend receives it (PyTorch 2's
+  // module route): repro.py's model, with no TorchScript in it, whatever ir_form_reason says.
+  std::optional<EagerModule> eager;
   // The IR form where the reference or the backend freezes (ofi): the module it freezes
   // (backends/case_module.h: the graph as forward, the lifted inputs holding the reproducer's input
   // values), as torch::jit::Module::save writes it. nullopt otherwise (the module form scripts Repro).

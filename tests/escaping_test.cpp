@@ -13,7 +13,7 @@
 #include "repro/cpp_literal.h"
 #include "repro/html_text.h"
 #include "repro/markdown.h"
-#include "repro/python_literal.h"
+#include "runner/formats/python_literal.h"
 #include "repro/shell_literal.h"
 #include "runner/formats/ir_comment_text.h"
 #include "tests/support/files.h"

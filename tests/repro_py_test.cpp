@@ -17,7 +17,7 @@
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/script.h>
 
-#include "repro/python_literal.h"
+#include "runner/formats/python_literal.h"
 #include "repro/python_value_literal.h"
 #include "repro/markdown.h"
 #include "repro/template_fill.h"

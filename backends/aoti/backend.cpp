@@ -1,7 +1,9 @@
 // `aoti`: the path a C++ service takes. torch._inductor.aoti_compile_and_package of torch.export's
-// program of the case (the compile server, backends/pt2_program.h), then the package loaded and
-// run here, in the worker, by torch::inductor::AOTIModelPackageLoader. Options: config=KEY=VALUE[;...]
-// and freezing=0|1 (torch._inductor.config, as for inductor: backends/inductor/options.h).
+// program of the case (the compile server, backends/aoti/compile.py: of the eager module form, or
+// with route=converter the TorchScript converter's program: backends/pt2_program.h), then the
+// package loaded and run here, in the worker, by torch::inductor::AOTIModelPackageLoader. Options:
+// route, config=KEY=VALUE[;...] and freezing=0|1 (torch._inductor.config, as for inductor:
+// backends/inductor/options.h).
 
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/version.h>
@@ -19,16 +21,16 @@ namespace tsrepro {
 namespace {
 
 #if TORCH_VERSION_MAJOR >= 2
-// A package's inputs are the tensors among forward's arguments, flattened (export fixed the
-// others as constants); its outputs, the tensors of the module's return value.
+// A package's inputs are the tensors among forward's arguments, flattened in pytree order (lists
+// and tuples in order; export fixed the others as constants); its outputs, the tensors of the
+// module's return value.
 std::vector<at::Tensor> flattened_tensors(const std::vector<c10::IValue>& values) {
   std::vector<at::Tensor> tensors;
   for (const c10::IValue& value : values) {
     if (value.isTensor()) tensors.push_back(value.toTensor());
-    if (value.isTensorList())
-      for (const at::Tensor& t : value.toTensorVector()) tensors.push_back(t);
-    if (value.isTuple()) {
-      const std::vector<at::Tensor> inner = flattened_tensors(value.toTupleRef().elements().vec());
+    if (value.isList() || value.isTuple()) {
+      const std::vector<at::Tensor> inner =
+          flattened_tensors(value.isList() ? value.toListRef().vec() : value.toTupleRef().elements().vec());
       tensors.insert(tensors.end(), inner.begin(), inner.end());
     }
   }
@@ -64,10 +66,42 @@ std::vector<c10::TypePtr> package_output_types(const std::vector<c10::TypePtr>& 
   return types;
 }
 
+// The package's flat tensors in the shape of `shape`, the module form's own outputs run eagerly:
+// tuples, lists and dicts walked in torch.export's pytree order, each tensor leaf the package's
+// next tensor (an undefined one where the package returned None: a wrong result the comparison
+// judges). Other leaves (ints, None) are constants of the program's output spec, which the loader
+// does not return: they are the eager run's, which agreed with the reference.
+c10::IValue refilled(const c10::IValue& shape, const std::vector<at::Tensor>& flat, size_t& next) {
+  if (shape.isTensor()) {
+    if (next >= flat.size()) throw std::runtime_error("the AOTInductor package returned fewer tensors than the case");
+    return flat[next++];
+  }
+  if (shape.isTuple()) {
+    std::vector<c10::IValue> elements;
+    for (const c10::IValue& element : shape.toTupleRef().elements()) elements.push_back(refilled(element, flat, next));
+    return c10::ivalue::Tuple::create(std::move(elements));
+  }
+  if (shape.isList()) {
+    c10::impl::GenericList list(shape.toList().elementType());
+    for (const c10::IValue& element : shape.toListRef()) list.push_back(refilled(element, flat, next));
+    return list;
+  }
+  if (shape.isGenericDict()) {
+    const c10::impl::GenericDict source = shape.toGenericDict();
+    c10::impl::GenericDict dict(source.keyType(), source.valueType());
+    for (const auto& entry : source) dict.insert(entry.key(), refilled(entry.value(), flat, next));
+    return dict;
+  }
+  return shape;
+}
+
 class PackageProgram : public PreparedGraph {
  public:
   PackageProgram(Pt2Compilation compilation, std::vector<c10::TypePtr> output_types)
       : compilation_(std::move(compilation)), output_types_(std::move(output_types)), loader_(compilation_.package) {}
+  // On the module route: the outputs in the shape of the eager module form's (refilled).
+  PackageProgram(Pt2Compilation compilation, std::vector<c10::IValue> output_shape)
+      : compilation_(std::move(compilation)), output_shape_(std::move(output_shape)), loader_(compilation_.package) {}
 
   std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) override {
     seed_random_generators();
@@ -75,6 +109,10 @@ class PackageProgram : public PreparedGraph {
         loader_.run(flattened_tensors(forward_inputs(inputs, compilation_.lifted)));
     std::vector<c10::IValue> outputs;
     size_t next = 0;
+    if (output_shape_) {
+      for (const c10::IValue& shape : *output_shape_) outputs.push_back(refilled(shape, returned, next));
+      return outputs;
+    }
     for (const c10::TypePtr& type : output_types_) outputs.push_back(unflattened(type, returned, next));
     return outputs;
   }
@@ -83,20 +121,26 @@ class PackageProgram : public PreparedGraph {
  private:
   Pt2Compilation compilation_;
   std::vector<c10::TypePtr> output_types_;  // the case's outputs (a saved model: forward's one return)
+  std::optional<std::vector<c10::IValue>> output_shape_;
   torch::inductor::AOTIModelPackageLoader loader_;
 };
 #endif
 
-class AotiBackend : public Backend {
+class AotiBackend : public Pt2Backend {
  public:
-  explicit AotiBackend(BackendOptions server_options) : options_(std::move(server_options)) {}
-  std::string name() const override { return "aoti"; }
+  using Pt2Backend::Pt2Backend;
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
 #if TORCH_VERSION_MAJOR >= 2
+    Pt2Case& candidate = pt2_case(input, sample);
+    if (candidate.route() == Pt2Route::Module) {  // any outputs, compared by the package's flat leaves
+      std::optional<std::vector<c10::IValue>> shape = candidate.eager_outputs();
+      if (!shape) shape = candidate.run_eager();
+      return std::make_unique<PackageProgram>(candidate.compile(), std::move(*shape));
+    }
     std::vector<c10::TypePtr> types;
     for (const torch::jit::Value* output : input.graph->outputs()) types.push_back(output->type());
     types = package_output_types(types, "the case");
-    return std::make_unique<PackageProgram>(compile_in_python("aoti", options_, input, sample), types);
+    return std::make_unique<PackageProgram>(candidate.compile(), types);
 #else
     (void)input, (void)sample;
     require_pytorch2("aoti");
@@ -108,23 +152,21 @@ class AotiBackend : public Backend {
 #if TORCH_VERSION_MAJOR >= 2
     const c10::TypePtr returned = module.get_method("forward").function().getSchema().returns().at(0).type();
     const auto types = package_output_types({returned}, "the model's forward");
-    return std::make_unique<PackageProgram>(compile_in_python("aoti", options_, module, sample), types);
+    return std::make_unique<PackageProgram>(compile_saved_model("aoti", options(), module, sample), types);
 #else
     (void)module, (void)sample;
     require_pytorch2("aoti");
     return nullptr;
 #endif
   }
-
- private:
-  BackendOptions options_;  // as the compile server reads them (InductorOptions::server_options)
 };
 
 }  // namespace
 
 std::unique_ptr<Backend> make_aoti_backend(const std::string&, const BackendOptions& options) {
   require_pytorch2("aoti");
-  return std::make_unique<AotiBackend>(InductorOptions::from(options).server_options());
+  return std::make_unique<AotiBackend>("aoti", InductorOptions::from(options).server_options(),
+                                       pt2_route(options, Pt2Route::Module), /*route_is_the_subject=*/false);
 }
 
 }  // namespace tsrepro

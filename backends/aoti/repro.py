@@ -1,9 +1,12 @@
-def __ROLE__(__PARAMETERS__):  # aoti: aoti_compile_and_package of torch.export's program of the case, then aoti_load_package
-    from torch._export.converter import TS2EPConverter  # it ends in torch.export.export
+def __ROLE__(__PARAMETERS__):  # aoti
+    # aoti_compile_and_package of torch.export's program of the case, then aoti_load_package  #[!eager_module]
+    # aoti_compile_and_package of torch.export.export(Repro()), then aoti_load_package  #[eager_module]
+    from torch._export.converter import TS2EPConverter  # it ends in torch.export.export  #[!eager_module]
     scripted = torch.jit.load(io.BytesIO(CASE_MODULE))  #[!module]
     inputs = [inputs[i] for i in [__FORWARD_INPUTS__]]  # the graph inputs forward takes  #[!module]
-    scripted = torch.jit.script(Repro().to(__DEVICE__))  #[module]
-    program = TS2EPConverter(scripted, tuple(fresh(inputs))).convert()
+    scripted = torch.jit.script(Repro().to(__DEVICE__))  #[scripted]
+    program = TS2EPConverter(scripted, tuple(fresh(inputs))).convert()  #[!eager_module]
+    program = torch.export.export(Repro().to(__DEVICE__), tuple(fresh(inputs)), strict=False)  #[eager_module]
     package = os.path.join(os.path.dirname(os.path.abspath(__file__)), "repro.pt2")  # repro.cpp runs it too
     torch._inductor.aoti_compile_and_package(program, package_path=package, inductor_configs=__CONFIG__)
     torch.manual_seed(RUN_SEED)  #[random]

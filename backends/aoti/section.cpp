@@ -4,6 +4,7 @@
 // torch::inductor::AOTIModelPackageLoader, the way a C++ service does.
 
 #include "backends/inductor/options.h"
+#include "backends/pt2_program.h"
 #include "repro/backend_section.h"
 
 namespace tsrepro {
@@ -20,8 +21,14 @@ SectionParts aoti_section(const SectionRequest& request) {
   return parts;
 }
 
+// repro.py holds the eager module form where the backend received it (the module route).
+bool aoti_receives_eager_module(const BackendOptions& options) {
+  return pt2_route(options, Pt2Route::Module) == Pt2Route::Module;
+}
+
 }  // namespace
 
-extern const ReproBackend aoti_repro{/*profiles=*/false, /*freezes=*/true, aoti_section};
+extern const ReproBackend aoti_repro{/*profiles=*/false, /*freezes=*/true, aoti_section,
+                                   aoti_receives_eager_module};
 
 }  // namespace tsrepro

@@ -1,8 +1,10 @@
 // `export`: what a TorchScript user moving to torch.export gets. The case as a module goes through
 // PyTorch's own TorchScript converter (torch._export.converter.TS2EPConverter, which ends in
-// torch.export.export), and the ExportedProgram's module runs eagerly. A model export cannot take
-// fails in prepare(): a compile-phase exception whose signature is Python's exception type and
-// the first line of its message (the construct the converter or export refused).
+// torch.export.export); with route=module, torch.export.export(strict=False) takes the case's
+// eager module form instead (backends/pt2_program.h). The ExportedProgram's module runs eagerly
+// (backends/export/compile.py). A model export cannot take fails in prepare(): a compile-phase
+// exception whose signature is Python's exception type and the first line of its message (the
+// construct the converter or export refused): here the route is what is judged.
 
 #include "backends/builtin.h"
 #include "backends/pt2_program.h"
@@ -10,23 +12,24 @@
 namespace tsrepro {
 namespace {
 
-class ExportBackend : public Backend {
+class ExportBackend : public Pt2Backend {
  public:
-  std::string name() const override { return "export"; }
+  using Pt2Backend::Pt2Backend;
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
-    return run_in_python(compile_in_python("export", {}, input, sample));
+    return run_in_python(pt2_case(input, sample).compile());
   }
   std::unique_ptr<PreparedGraph> prepare_module(const torch::jit::Module& module,
                                                 const std::vector<c10::IValue>& sample) override {
-    return run_in_python(compile_in_python("export", {}, module, sample));
+    return run_in_python(compile_saved_model("export", {}, module, sample));
   }
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_export_backend(const std::string&, const BackendOptions&) {
+std::unique_ptr<Backend> make_export_backend(const std::string&, const BackendOptions& options) {
   require_pytorch2("export");
-  return std::make_unique<ExportBackend>();
+  return std::make_unique<ExportBackend>("export", BackendOptions{}, pt2_route(options, Pt2Route::Converter),
+                                         /*route_is_the_subject=*/true);
 }
 
 }  // namespace tsrepro

@@ -2,6 +2,7 @@
 // TorchScript converter on the scripted Repro (the module form) or the case's module archive (the
 // IR form), then the ExportedProgram's module. repro.cpp cannot call torch.export: it says so.
 
+#include "backends/pt2_program.h"
 #include "repro/backend_section.h"
 
 namespace tsrepro {
@@ -14,8 +15,14 @@ SectionParts export_section(const SectionRequest& request) {
   return parts;
 }
 
+// repro.py holds the eager module form where the backend received it (the module route).
+bool export_receives_eager_module(const BackendOptions& options) {
+  return pt2_route(options, Pt2Route::Converter) == Pt2Route::Module;
+}
+
 }  // namespace
 
-extern const ReproBackend export_repro{/*profiles=*/false, /*freezes=*/true, export_section};
+extern const ReproBackend export_repro{/*profiles=*/false, /*freezes=*/true, export_section,
+                                   export_receives_eager_module};
 
 }  // namespace tsrepro

@@ -1,7 +1,8 @@
-// `inductor`: torch.compile(module, backend="inductor") on torch.export's program of the case (the
-// only way a TorchScript model's code reaches Inductor: PyTorch's TorchScript converter makes it
-// an FX module Dynamo can trace), with the options of backends/inductor/options.h. The first call
-// compiles (in prepare(): its failures are compile errors); run() calls it again.
+// `inductor`: torch.compile(model, backend="inductor") in the PyTorch 2 compile server
+// (backends/inductor/compile.py), with the options of backends/inductor/options.h. The model is
+// the case's eager module form (the module route), or with route=converter the module of the
+// TorchScript converter's program (backends/pt2_program.h). The first call compiles (in prepare():
+// its failures are compile errors); run() calls it again.
 
 #include "backends/builtin.h"
 #include "backends/inductor/options.h"
@@ -10,27 +11,24 @@
 namespace tsrepro {
 namespace {
 
-class InductorBackend : public Backend {
+class InductorBackend : public Pt2Backend {
  public:
-  explicit InductorBackend(BackendOptions server_options) : options_(std::move(server_options)) {}
-  std::string name() const override { return "inductor"; }
+  using Pt2Backend::Pt2Backend;
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
-    return run_in_python(compile_in_python("inductor", options_, input, sample));
+    return run_in_python(pt2_case(input, sample).compile());
   }
   std::unique_ptr<PreparedGraph> prepare_module(const torch::jit::Module& module,
                                                 const std::vector<c10::IValue>& sample) override {
-    return run_in_python(compile_in_python("inductor", options_, module, sample));
+    return run_in_python(compile_saved_model("inductor", options(), module, sample));
   }
-
- private:
-  BackendOptions options_;  // as the compile server reads them (InductorOptions::server_options)
 };
 
 }  // namespace
 
 std::unique_ptr<Backend> make_inductor_backend(const std::string&, const BackendOptions& options) {
   require_pytorch2("inductor");
-  return std::make_unique<InductorBackend>(InductorOptions::from(options).server_options());
+  return std::make_unique<InductorBackend>("inductor", InductorOptions::from(options).server_options(),
+                                           pt2_route(options, Pt2Route::Module), /*route_is_the_subject=*/false);
 }
 
 }  // namespace tsrepro

@@ -3,6 +3,7 @@
 // torch._inductor.config. repro.cpp cannot call torch.compile: it says so.
 
 #include "backends/inductor/options.h"
+#include "backends/pt2_program.h"
 #include "repro/backend_section.h"
 
 namespace tsrepro {
@@ -21,8 +22,14 @@ SectionParts inductor_section(const SectionRequest& request) {
   return parts;
 }
 
+// repro.py holds the eager module form where the backend received it (the module route).
+bool inductor_receives_eager_module(const BackendOptions& options) {
+  return pt2_route(options, Pt2Route::Module) == Pt2Route::Module;
+}
+
 }  // namespace
 
-extern const ReproBackend inductor_repro{/*profiles=*/false, /*freezes=*/true, inductor_section};
+extern const ReproBackend inductor_repro{/*profiles=*/false, /*freezes=*/true, inductor_section,
+                                   inductor_receives_eager_module};
 
 }  // namespace tsrepro

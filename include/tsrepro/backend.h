@@ -6,6 +6,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,16 @@ class Backend {
   // profiling backends warm up (profile, then optimize); prepare() may run the graph on them.
   virtual std::unique_ptr<PreparedGraph> prepare(const BackendInput& input,
                                                  const std::vector<c10::IValue>& sample_inputs) = 0;
+  // The model as this backend receives it, run as it is, uncompiled: the PyTorch 2 backends'
+  // module route runs its eager Python (backends/pt2_program.h). Asked before prepare(); its
+  // outputs must agree with the reference's before the backend's verdict counts, else tsrepro
+  // itself is at fault (runner/exec/evaluate.cpp). nullopt for a backend that takes the graph
+  // itself (the default). Throws UserError where the graph cannot be given to it that way.
+  virtual std::optional<std::vector<c10::IValue>> run_received_model(const BackendInput& input,
+                                                                     const std::vector<c10::IValue>& sample_inputs) {
+    (void)input, (void)sample_inputs;
+    return std::nullopt;
+  }
   // The public calls a program makes on the saved model itself (torch.jit.load, then what users
   // of this backend call on the module): what `tsrepro import --verify` judges the case against.
   // The PreparedGraph's run() takes forward's arguments and returns its one value. Throws

@@ -19,4 +19,11 @@ class ForeignError : public std::runtime_error {
   std::string type_;
 };
 
+// A PyTorch 2 backend's way in failed, before its compiler ran: torch.export's tracing of the
+// module form, or the TorchScript converter. The evaluation gives it the phase `route`.
+class RouteFailure : public ForeignError {
+ public:
+  using ForeignError::ForeignError;
+};
+
 }  // namespace tsrepro

@@ -36,6 +36,10 @@ struct MinifyOptions {
   // Keep the reference values the cutting passes feed in on disk (a temporary directory removed
   // at the end) instead of in memory.
   bool offload = false;
+  // Minify a failure on the way into a PyTorch 2 compiler (a verdict of phase `route`: torch.export's
+  // tracing, the TorchScript converter) as the failure asked about. Without it such a case is
+  // refused: it says nothing of the compiler the backend names.
+  bool keep_route_failure = false;
   // The torch.save file (a case's inputs.pt) the original case's values were read from, if they
   // were: workers read them there (InterestTest::values_read_from) instead of from new copies.
   std::string inputs_file;

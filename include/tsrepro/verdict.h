@@ -22,8 +22,10 @@ inline bool is_failure(Status s) { return s != Status::Pass && s != Status::Inva
 // it, so that a parent can tell which side crashed or hung; a verdict names the phase it failed
 // in. Start: the request was not yet read; ReferenceCompile: the reference cannot even compile
 // the graph (the graph is at fault, whatever the inputs); Reference: it fails running it; Fp64:
-// the float64 reference for accuracy. Names ("ref", "compile", ...) are in verdict.cpp.
-enum class Phase { None, Start, Reference, ReferenceCompile, Fp64, Compile, Run, Backward };
+// the float64 reference for accuracy; Route: the way into a PyTorch 2 compiler failed before the
+// compiler ran (torch.export's tracing of the module form, the TorchScript converter): the
+// failure is the route's, not the compiler's. Names ("ref", "compile", ...) are in verdict.cpp.
+enum class Phase { None, Start, Reference, ReferenceCompile, Fp64, Route, Compile, Run, Backward };
 
 const char* phase_name(Phase p);
 Phase phase_from_name(const std::string& name);  // "" is None; throws on an unknown name
@@ -32,7 +34,7 @@ bool is_reference_phase(Phase p);
 
 struct Verdict {
   Status status = Status::Pass;
-  Phase phase = Phase::None;  // exception: Compile, Run or Backward; crash/timeout: where it died;
+  Phase phase = Phase::None;  // exception: Route, Compile, Run or Backward; crash/timeout: where it died;
                               // invalid: Reference, ReferenceCompile, Fp64 or Start
   std::string signature;      // normalized identity of the failure; empty for pass
   std::string message;        // for people: the exception text, the signal, the worst diff

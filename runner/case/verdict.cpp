@@ -18,8 +18,9 @@ constexpr std::pair<Status, const char*> kStatusNames[] = {
 constexpr std::pair<Phase, const char*> kPhaseNames[] = {
     {Phase::None, ""},         {Phase::Start, "start"},
     {Phase::Reference, "ref"}, {Phase::ReferenceCompile, "ref-compile"},
-    {Phase::Fp64, "fp64"},     {Phase::Compile, "compile"},
-    {Phase::Run, "run"},       {Phase::Backward, "backward"}};
+    {Phase::Fp64, "fp64"},     {Phase::Route, "route"},
+    {Phase::Compile, "compile"}, {Phase::Run, "run"},
+    {Phase::Backward, "backward"}};
 
 std::string first_nonempty_line(const std::string& text) {
   size_t start = 0;

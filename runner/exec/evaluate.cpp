@@ -286,6 +286,8 @@ struct Subject {
   std::vector<c10::IValue> inputs;
   InputPolicy policy;
   std::function<std::unique_ptr<PreparedGraph>(Backend&, const std::vector<c10::IValue>& sample)> prepare;
+  // The model as the tested backend receives it, run uncompiled (Backend::run_received_model).
+  std::function<std::optional<std::vector<c10::IValue>>(Backend&, const std::vector<c10::IValue>& sample)> received;
   // The reference in float64 (runner/exec/fp64_reference.h), or nullopt where there is none.
   std::function<std::optional<SideResult>(Backend& reference)> fp64;
   std::function<std::string()> describe;  // "this graph", "the saved model"
@@ -345,6 +347,25 @@ Verdict judge(const EvalRequest& request, Subject& subject, const PhaseCallback&
     return finish(invalid_message("the reference (" + request.run.ref + ") returns an uninitialized value " +
                                   "(prim::Uninitialized, as in a branch that raises): no program can hold it"));
 
+  // The backend's way in must not change the model: where it receives something else than the
+  // graph (the PyTorch 2 module route's eager Python), that must agree with the reference first.
+  // Where it does not, tsrepro made it wrongly: a defect of tsrepro, never the backend's verdict.
+  on_phase(Phase::Route);
+  try {
+    if (std::optional<std::vector<c10::IValue>> received = subject.received(*tested, fresh_inputs(inputs, policy))) {
+      const CompareResult agreement = compare_outputs(ref.outputs, *received, nullptr, request.run.compare);
+      if (const OutputDiff* differs = agreement.first_failure())
+        return finish(invalid_message("tsrepro defect: the model as the backend (" + request.run.backend +
+                                      ") receives it, run uncompiled, differs from the reference: " +
+                                      describe_diff(*differs)));
+      if (!agreement.same)
+        return finish(invalid_message("tsrepro defect: the model as the backend (" + request.run.backend +
+                                      ") receives it returns other outputs than the reference"));
+    }
+  } catch (const UserError& e) {
+    return finish(invalid_message(std::string("tsrepro defect: ") + e.what()));
+  }
+
   on_phase(Phase::Compile);
   std::unique_ptr<PreparedGraph> prepared;
   const auto compile_started = std::chrono::steady_clock::now();
@@ -358,6 +379,9 @@ Verdict judge(const EvalRequest& request, Subject& subject, const PhaseCallback&
     compile_ended();  // a graph this backend cannot be given at all (aoti: a non-tensor output)
     return finish(invalid_verdict("the backend (" + request.run.backend + ") cannot take " + subject.describe(),
                                   Phase::Compile));
+  } catch (const RouteFailure&) {
+    compile_ended();  // the way in failed (export's tracing, the converter): the route's failure
+    return finish(exception_verdict(Phase::Route));
   } catch (...) {
     compile_ended();
     return finish(exception_verdict(Phase::Compile));
@@ -426,6 +450,9 @@ Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::
   subject.prepare = [&input](Backend& backend, const std::vector<c10::IValue>& sample) {
     return backend.prepare(input, sample);
   };
+  subject.received = [&input](Backend& backend, const std::vector<c10::IValue>& sample) {
+    return backend.run_received_model(input, sample);
+  };
   subject.fp64 = [&](Backend& reference) -> std::optional<SideResult> {
     const Fp64Reference fp64_case = fp64_reference(input, subject.inputs, policy.with_grad);
     const InputPolicy fp64_policy{policy.with_grad, inputs_maybe_written(*fp64_case.input.graph)};
@@ -454,6 +481,10 @@ Verdict Evaluator::evaluate_module(const EvalRequest& request, std::vector<c10::
       InputPolicy{std::vector<bool>(subject.inputs.size(), false), std::vector<bool>(subject.inputs.size(), true)};
   subject.prepare = [&load](Backend& backend, const std::vector<c10::IValue>& sample) {
     return backend.prepare_module(load(), sample);
+  };
+  // A saved model reaches PyTorch 2 by the converter (tsrepro has no Python source of it).
+  subject.received = [](Backend&, const std::vector<c10::IValue>&) -> std::optional<std::vector<c10::IValue>> {
+    return std::nullopt;
   };
   // dynamo's same_two_models: the model and its inputs in float64.
   subject.fp64 = [&](Backend& reference) -> std::optional<SideResult> {

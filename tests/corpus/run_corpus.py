@@ -19,6 +19,9 @@ files); no NAME means every model in CORPUS_DIR/MANIFEST.json. For each model:
      operators, in the same order, as the graph the public API optimizes for the original
      module, modulo value names and the nodes that only say how the module's state is read
      (constants, prim::GetAttr) or guarded (type checks);
+  2b. `tsrepro run --backend python` (issue 52): the case's eager module form, the plain PyTorch
+     that PyTorch 2's module route hands torch.compile and torch.export, run uncompiled, must
+     agree with the TorchScript reference (`pass`; a difference is tsrepro's defect, exit 2);
   1b. with `--verify` on the backends of step 2 (issue 42): the saved model through its public
      calls and the case through tsrepro must agree on every verdict and output;
   4. `tsrepro minify --backend inject:runtime-error@OP` for four culprits (issue 42): OP the
@@ -346,6 +349,7 @@ class ModelRun:
             self.row["nodes"] = json.load(f)["compute_nodes"]
         for backend in self.args.backends:
             self.check_backend(case_dir, backend)
+        self.check_module_form(case_dir)
         if not self.args.no_minify:
             with open(os.path.join(case_dir, "graph.ir")) as f:
                 graph_ir = f.read()
@@ -382,6 +386,19 @@ class ModelRun:
             self.check_repro_agrees(case_dir, backend, status)
         if not self.args.no_public_graphs and backend in PUBLIC_GRAPH_BACKENDS:
             self.check_public_api(case_dir, backend, verdict.get("backend_graph", ""), status)
+
+    def check_module_form(self, case_dir):
+        """The eager module form agrees with the TorchScript reference (step 2b)."""
+        done, _ = run([self.args.tsrepro, "run", case_dir, "--backend", "python", "--json"] + self.library_args,
+                      self.args.timeout)
+        try:
+            verdict = json.loads(done.stdout)
+        except ValueError:
+            verdict = {"status": "error", "message": last_line(done.stderr)}
+        self.row["module form"] = verdict.get("status")
+        if verdict.get("status") != "pass":
+            self.fail("run --backend python (the eager module form)",
+                      f"{verdict.get('status')}: {verdict.get('message', '')[:300]}")
 
     def check_repro_agrees(self, case_dir, backend, status):
         """A backend that fails: the case's own repro.py (which runs the public API) must fail too."""
@@ -481,12 +498,13 @@ def minify_cell(result):
 
 
 def table(rows, backends, positions):
-    head = ["model", "nodes", "bound", "import"] + backends + [f"{p} culprit: queries" for p in positions]
+    head = ["model", "nodes", "bound", "import"] + backends + ["module form"] + [
+        f"{p} culprit: queries" for p in positions]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for r in rows:
         bound = query_bound(r["nodes"]) if r["nodes"] else None
         cells = [r["model"], r["nodes"], bound, r["import"]] + [r.get(b) for b in backends] + [
-            minify_cell(r["minify"].get(p)) for p in positions]
+            r.get("module form")] + [minify_cell(r["minify"].get(p)) for p in positions]
         lines.append("| " + " | ".join("" if c is None else str(c) for c in cells) + " |")
     return "\n".join(lines)
 

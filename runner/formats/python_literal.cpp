@@ -1,6 +1,6 @@
 // Escaping for emitted Python source: repro.py embeds text that comes from user graphs.
 
-#include "repro/python_literal.h"
+#include "runner/formats/python_literal.h"
 
 #include <charconv>
 #include <cmath>
