@@ -39,12 +39,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// The Python whose torch compiles: $TSREPRO_PYTHON, else Debian's (the one python3-torch serves).
-std::string python_executable() {
-  const char* chosen = std::getenv("TSREPRO_PYTHON");
-  return chosen && *chosen ? chosen : "/usr/bin/python3";
-}
-
 // Each compilation's files (the module archive, the package) in this process's scratch directory:
 // removed when a CLI process exits, and by the parent when a worker ends (file_util.h).
 const ScratchDirectory& work_directory() {
@@ -85,7 +79,7 @@ class CompileServer {
   void start() {
     ChildSpec spec;
     // The script as -c's text: nothing to find on disk, whatever the install layout.
-    spec.argv = {python_executable(), "-c", templates::pt2_compile_server, backend_scripts_folder()};
+    spec.argv = {pt2_python_executable(), "-c", templates::pt2_compile_server, backend_scripts_folder()};
     spec.in = spec.out = Stream::pipe();  // its stderr is the worker's: the worker's log
     try {
       server_.emplace(spec);
@@ -120,7 +114,7 @@ class CompileServer {
       std::signal(WTERMSIG(status), SIG_DFL);
       std::raise(WTERMSIG(status));
     }
-    throw std::runtime_error("the PyTorch 2 compile server (" + python_executable() + ") exited with status " +
+    throw std::runtime_error("the PyTorch 2 compile server (" + pt2_python_executable() + ") exited with status " +
                              std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : status) +
                              " (its messages are in the worker's log)");
   }
@@ -228,6 +222,11 @@ class PythonProgram : public PreparedGraph {
 };
 
 }  // namespace
+
+std::string pt2_python_executable() {
+  const char* chosen = std::getenv("TSREPRO_PYTHON");
+  return chosen && *chosen ? chosen : "/usr/bin/python3";
+}
 
 void require_pytorch2(const std::string& backend) {
 #if TORCH_VERSION_MAJOR < 2

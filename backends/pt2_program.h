@@ -31,6 +31,9 @@ namespace tsrepro {
 // Throws UserError saying what `--backend BACKEND` needs, where this build is not libtorch 2.x.
 void require_pytorch2(const std::string& backend);
 
+// The Python whose torch compiles: $TSREPRO_PYTHON, else Debian's (the one python3-torch serves).
+std::string pt2_python_executable();
+
 enum class Pt2Route { Module, Converter };
 
 // The route `options` ask for ("route"), or `fallback`; throws UserError for another word.
@@ -102,6 +105,8 @@ class Pt2Backend : public Backend {
   std::string name() const override { return id_; }
   std::optional<std::vector<c10::IValue>> run_received_model(const BackendInput& input,
                                                              const std::vector<c10::IValue>& sample) override;
+  bool takes_saved_model_as_case() const override { return route_ == Pt2Route::Converter; }
+  bool compiles_ahead_of_time() const override { return true; }
 
  protected:
   // The candidate of `input`: the one run_received_model made for the same graph, or a new one.

@@ -120,6 +120,12 @@ EvaluationFlags add_evaluation_flags(CLI::App& cmd, EvaluationCliOptions& o, con
                          ->capture_default_str()
                          ->check(CLI::PositiveNumber),
                      TSREPRO_FIELD(timeout_seconds, number_text)});
+  o.flags.push_back({cmd.add_option("--compile-timeout", o.run.compile_timeout_seconds,
+                                    "seconds the tested backend may take to compile (an Inductor compile) before it "
+                                    "counts as hung (timeout:compile); --timeout bounds the rest")
+                         ->capture_default_str()
+                         ->check(CLI::PositiveNumber),
+                     TSREPRO_FIELD(compile_timeout_seconds, number_text)});
   o.flags.push_back(
       {cmd.add_flag("--fake-inputs", o.run.fake_inputs, fake_inputs_help), TSREPRO_FIELD(fake_inputs, bool_text)});
   o.flags.push_back({cmd.add_option("--seed", o.run.seed, "seed of the fake inputs")

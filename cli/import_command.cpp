@@ -25,8 +25,10 @@ bool verify_against_model(const Case& c, const ImportOptions& options, const std
   for (const FidelityCheck& check : verify_case_against_model(c, options.source, backends, base, runner)) {
     if (check.difference.empty()) {
       std::cout << "verify " << check.backend
-                << ": the case is judged as the model is: " << status_name(check.model.status)
-                << (check.model.signature.empty() ? "" : " " + check.model.signature) << "\n";
+                << (check.case_only ? ": the case's module form computes what the model computes; the case gives "
+                                    : ": the case is judged as the model is: ")
+                << status_name(check.model.status) << (check.model.signature.empty() ? "" : " " + check.model.signature)
+                << "\n";
       continue;
     }
     std::cerr << printable_error_line("tsrepro import: " + options.source + ": --verify " + check.backend +

@@ -2,6 +2,7 @@
 
 #include <sys/utsname.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -11,6 +12,8 @@
 #include <ATen/Version.h>
 #include <torch/version.h>
 
+#include "backends/pt2_program.h"
+#include "process/child_process.h"
 #include "repro/describe.h"
 #include "repro/templates_report.h"  // generated from repro/templates/report/
 
@@ -98,5 +101,22 @@ std::vector<EnvironmentFact> collect_environment(const nlohmann::json& python_fa
 }
 
 const char* python_environment_probe() { return templates::report_python_env; }
+
+const nlohmann::json& pytorch2_environment() {
+  static const nlohmann::json facts = [] {
+    ChildSpec spec;
+    spec.argv = {pt2_python_executable(), "-c", templates::report_pytorch2_env};
+    spec.out = Stream::pipe();
+    spec.err = Stream::null();
+    const ChildRun run = run_child(spec, std::chrono::seconds(120));
+    if (!run.exited_with(0)) return nlohmann::json();
+    try {
+      return nlohmann::json::parse(run.out.substr(run.out.rfind('{')));
+    } catch (const std::exception&) {
+      return nlohmann::json();
+    }
+  }();
+  return facts;
+}
 
 }  // namespace tsrepro

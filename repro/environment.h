@@ -22,4 +22,10 @@ std::vector<EnvironmentFact> collect_environment(const nlohmann::json& python_fa
 // The Python script that prints those facts as one JSON object (repro/templates/report/python_env.py).
 const char* python_environment_probe();
 
+// What a PyTorch 2 repro.py names in its header, as after_aot's do: {"torch", "python",
+// "compiler", "inductor_config": [after_aot's lines of the non-default torch._inductor.config
+// values]}, from the Python the PyTorch 2 backends compile with (repro/templates/report/
+// pytorch2_env.py). Asked once per process; null where that Python cannot say.
+const nlohmann::json& pytorch2_environment();
+
 }  // namespace tsrepro

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "backends/inject/section.h"
 #include "repro/backend_section.h"
 #include "repro/describe.h"
+#include "repro/environment.h"
 #include "runner/formats/python_literal.h"
 #include "repro/python_value_literal.h"
 #include "repro/reproducer_case.h"
@@ -256,6 +258,36 @@ void add_module_form(const ReproModules& modules, const InputCode& inputs, const
   values["INPUTS"] = python_list_lines(forward_values);
 }
 
+// A torch._inductor.config line as codegen_config() writes it, with a value that is a plain literal:
+// what a header may hold as code. Anything else is written as a comment.
+bool plain_config_line(const std::string& line) {
+  static const std::regex kLine(
+      R"(torch\._inductor\.config\.[A-Za-z_][A-Za-z0-9_.]* = (True|False|None|-?[0-9][0-9.e+-]*|'[^'\\\n]*'))");
+  return std::regex_match(line, kLine);
+}
+
+// The header of a PyTorch 2 repro.py, as after_aot's: the versions, and the non-default
+// torch._inductor.config values in force (repro/environment.h).
+void add_pytorch2_environment(TemplateValues& values, TemplateFlags& flags) {
+  const nlohmann::json& env = pytorch2_environment();
+  if (!env.is_object()) return;
+  auto fact = [&](const char* key, const char* unknown) {
+    return python_comment_text(env.contains(key) && env[key].is_string() ? env[key].get<std::string>() : unknown);
+  };
+  flags.insert(flag::pt2_versions);
+  values["TORCH_VERSION"] = fact("torch", "unknown");
+  values["PYTHON_VERSION"] = fact("python", "unknown");
+  values["CXX_COMPILER"] = fact("compiler", "C++ compiler unknown");
+  std::vector<std::string> lines;
+  for (const nlohmann::json& line : env.value("inductor_config", nlohmann::json::array()))
+    if (line.is_string())
+      lines.push_back(plain_config_line(line.get<std::string>()) ? line.get<std::string>()
+                                                                 : "# " + python_comment_text(line.get<std::string>()));
+  if (lines.empty()) return;
+  flags.insert(flag::compiler_config);
+  values["COMPILER_CONFIG"] = joined(lines, "\n");
+}
+
 }  // namespace
 
 std::string repro_py_source(const Case& c, const ReproSettings& s) {
@@ -312,6 +344,7 @@ std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproMo
     if (flags.count(flag::packed_injected)) flags.insert(flag::packed);
     form.empty_inputs = has_empty_container_input(reproducer_input_values(c, s));
   }
+  if (form.eager) add_pytorch2_environment(values, flags);
   // Defined right before the code that calls it, with PEP 8's blank lines around it.
   values["INPUT_HELPER"] = input_helper.empty() ? "" : "\n\n" + input_helper + "\n";
 

@@ -150,7 +150,15 @@ void add_common_values(const Case& c, const ReproSettings& s, std::string (*comm
   values["EXIT_ON_EXCEPTION"] = s.failure.status == Status::Exception ? "1" : "0";
   values["DEVICE"] = literal(s.failure.run.device);
   if (s.failure.run.device != "cpu") flags.insert(flag::cuda);
-  values["TIMEOUT_S"] = std::to_string(static_cast<int64_t>(std::ceil(s.failure.run.timeout_seconds)));
+  // The backend's call in a repro compiles too: where tsrepro bounds the compile on its own, the
+  // alarm allows for both bounds.
+  double backend_seconds = s.failure.run.timeout_seconds;
+  try {
+    if (make_backend(s.failure.run.backend, s.failure.run.backend_options)->compiles_ahead_of_time())
+      backend_seconds += s.failure.run.compile_timeout_seconds;
+  } catch (const std::exception&) {  // a backend this build lacks: repro.py says so when it runs
+  }
+  values["TIMEOUT_S"] = std::to_string(static_cast<int64_t>(std::ceil(backend_seconds)));
   values["RUN_SEED"] = std::to_string(kRunSeed);
   // A flaky failure: repro.py runs it run.repeat times and reports the rate.
   if (s.failure.run.repeat > 1) flags.insert(flag::repeat);

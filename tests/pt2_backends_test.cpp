@@ -80,7 +80,12 @@ TEST_F(Pt2Backends, ASmallModelPassesUnderEachAndVerifiesAgainstTheSavedModel) {
                                    "--verify", "export,inductor,aoti"},
                                   {"", 300});
   EXPECT_EQ(verified.exit_code, 0) << verified.describe();
-  EXPECT_NE(verified.out.find("verify inductor: the case is judged as the model is"), std::string::npos)
+  EXPECT_NE(verified.out.find("verify export: the case is judged as the model is"), std::string::npos)
+      << verified.out;
+  // inductor on the module route takes the case's module form, which a saved model has not: the
+  // route check (the module form against the TorchScript reference) stands for the comparison.
+  EXPECT_NE(verified.out.find("verify inductor: the case's module form computes what the model computes"),
+            std::string::npos)
       << verified.out;
 }
 
@@ -193,6 +198,17 @@ TEST_F(Pt2Backends, InductorsInjectedReluBugMinifiesToAReproWithoutTorchScript) 
   EXPECT_NE(repro.find("torch.compile(module"), std::string::npos) << repro;
   const Result ran = run_cmd(kPython, {summary.value("repro_dir", "") + "/repro.py"}, {"", 300});
   EXPECT_EQ(ran.exit_code, 1) << ran.describe();
+}
+
+// A compile has its own bound (--compile-timeout), apart from the run's: past it the verdict is a
+// timeout of its own kind, timeout:compile, not a hang of the compiled code.
+TEST_F(Pt2Backends, ACompilePastItsOwnBoundIsTimeoutCompile) {
+  if (!pytorch2_build()) GTEST_SKIP() << "libtorch 1.13: no Inductor";
+  const Result r =
+      tsrepro({"run", case_dir("mlp"), "--backend", "inductor", "--compile-timeout", "1", "--json"}, {"", 300});
+  EXPECT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_EQ(r.stdout_json().value("status", ""), "timeout") << r.out;
+  EXPECT_EQ(r.stdout_json().value("signature", ""), "timeout:compile") << r.out;
 }
 
 // torchvision's operators under export: the compile server loads the library the case records and

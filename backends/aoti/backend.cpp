@@ -68,13 +68,14 @@ std::vector<c10::TypePtr> package_output_types(const std::vector<c10::TypePtr>& 
 
 // The package's flat tensors in the shape of `shape`, the module form's own outputs run eagerly:
 // tuples, lists and dicts walked in torch.export's pytree order, each tensor leaf the package's
-// next tensor (an undefined one where the package returned None: a wrong result the comparison
+// next tensor (None where the package returned an undefined one: a wrong result the comparison
 // judges). Other leaves (ints, None) are constants of the program's output spec, which the loader
 // does not return: they are the eager run's, which agreed with the reference.
 c10::IValue refilled(const c10::IValue& shape, const std::vector<at::Tensor>& flat, size_t& next) {
   if (shape.isTensor()) {
     if (next >= flat.size()) throw std::runtime_error("the AOTInductor package returned fewer tensors than the case");
-    return flat[next++];
+    const at::Tensor& returned = flat[next++];
+    return returned.defined() ? c10::IValue(returned) : c10::IValue();
   }
   if (shape.isTuple()) {
     std::vector<c10::IValue> elements;

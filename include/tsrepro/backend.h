@@ -66,6 +66,15 @@ class Backend {
   // UserError for a backend that has no such calls (the default).
   virtual std::unique_ptr<PreparedGraph> prepare_module(const torch::jit::Module& module,
                                                         const std::vector<c10::IValue>& sample_inputs);
+  // Whether prepare_module gives the saved model the way in that prepare() gives the case. Not so
+  // for a PyTorch 2 backend on the module route: a saved model has no eager module form (it reaches
+  // PyTorch 2 by the converter only), and the case's route check stands for it.
+  virtual bool takes_saved_model_as_case() const { return true; }
+  // Whether prepare() compiles without running the graph (PyTorch 2's compilers, minutes for a
+  // large model): its time is bounded by RunSpec::compile_timeout_seconds instead of the run's
+  // timeout. Not so where preparing runs the graph (the profiling executor's warm-up runs, which
+  // can hang as the compiled code does).
+  virtual bool compiles_ahead_of_time() const { return false; }
 };
 
 struct BackendInfo {

@@ -38,6 +38,11 @@ struct RunSpec {
   bool fake_inputs = false;  // seeded fake inputs from the specs instead of the case's values
   uint64_t seed = kDefaultFakeSeed;
   double timeout_seconds = 300;  // a run longer than this counts as a hang
+  // A backend that compiles ahead of time (Backend::compiles_ahead_of_time: PyTorch 2's) has a
+  // bound of its own for its way in and its compile: an Inductor compile of a large model takes
+  // minutes where its run takes milliseconds. Past it the verdict is a timeout with the signature
+  // timeout:compile; the run's bound starts again once it compiled.
+  double compile_timeout_seconds = 1800;
   // A failure counts when at least min_fails of `repeat` runs show it: a nondeterministic bug
   // (uninitialized memory) fails some runs only (runner/worker/repeated_evaluation.h).
   int repeat = 1;

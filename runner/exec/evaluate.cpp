@@ -173,9 +173,16 @@ SideResult run_reference(Backend& backend, const BackendInput& input, const std:
   return run_prepared_reference(*backend.prepare(input, fresh_inputs(inputs, policy)), inputs, policy);
 }
 
+// An undefined tensor (an AOTInductor package that returned None where the graph has a tensor)
+// is None: a wrong result the comparison judges, not an error of tsrepro's.
 std::vector<c10::IValue> detached(const std::vector<c10::IValue>& values) {
   std::vector<c10::IValue> out;
-  for (const c10::IValue& v : values) out.push_back(v.isTensor() ? c10::IValue(v.toTensor().detach()) : v);
+  for (const c10::IValue& v : values) {
+    if (!v.isTensor())
+      out.push_back(v);
+    else
+      out.push_back(v.toTensor().defined() ? c10::IValue(v.toTensor().detach()) : c10::IValue());
+  }
   return out;
 }
 
@@ -350,7 +357,8 @@ Verdict judge(const EvalRequest& request, Subject& subject, const PhaseCallback&
   // The backend's way in must not change the model: where it receives something else than the
   // graph (the PyTorch 2 module route's eager Python), that must agree with the reference first.
   // Where it does not, tsrepro made it wrongly: a defect of tsrepro, never the backend's verdict.
-  on_phase(Phase::Route);
+  // Only the backends that compile ahead of time (PyTorch 2's) have a way in to announce.
+  if (tested->compiles_ahead_of_time()) on_phase(Phase::Route);
   try {
     if (std::optional<std::vector<c10::IValue>> received = subject.received(*tested, fresh_inputs(inputs, policy))) {
       const CompareResult agreement = compare_outputs(ref.outputs, *received, nullptr, request.run.compare);

@@ -25,6 +25,8 @@ void RunSpec::validate() const {
   make_backend(backend, backend_options);  // unknown backends and options: UserError naming them
   make_backend(ref, {});
   if (!(timeout_seconds > 0)) throw UserError("--timeout " + std::to_string(timeout_seconds) + ": must be positive");
+  if (!(compile_timeout_seconds > 0))
+    throw UserError("--compile-timeout " + std::to_string(compile_timeout_seconds) + ": must be positive");
   if (repeat < 1) throw UserError("--repeat " + std::to_string(repeat) + ": must be at least 1");
   if (min_fails < 1 || min_fails > repeat)
     throw UserError("--min-fails " + std::to_string(min_fails) + ": must be between 1 and --repeat (" +
@@ -35,7 +37,8 @@ void RunSpec::validate() const {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(CompareOptions, tol, cos_similarity, equal_nan, use_fp64, exact_dtype,
                                                 ignore_non_fp)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RunSpec, ref, backend, backend_options, device, compare, backward,
-                                                fake_inputs, seed, timeout_seconds, repeat, min_fails)
+                                                fake_inputs, seed, timeout_seconds, compile_timeout_seconds, repeat,
+                                                min_fails)
 
 json run_spec_to_json(const RunSpec& spec) { return spec; }
 RunSpec run_spec_from_json(const json& j) { return j.get<RunSpec>(); }

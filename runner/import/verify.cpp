@@ -8,6 +8,7 @@
 #include "runner/exec/evaluate.h"
 #include "runner/file_util.h"
 #include "runner/worker/worker_client.h"
+#include "tsrepro/backend.h"
 #include "tsrepro/compare.h"
 
 namespace tsrepro {
@@ -80,6 +81,14 @@ std::vector<FidelityCheck> verify_case_against_model(const Case& c, const std::s
     model_request.outputs_path = (fs::path(scratch.path()) / ("model_" + std::to_string(i) + ".pt")).string();
     FidelityCheck check;
     check.backend = backends[i];
+    check.case_only = !make_backend(run.backend, run.backend_options)->takes_saved_model_as_case();
+    if (check.case_only) {
+      check.case_side = runner.evaluate(case_request);
+      check.model = check.case_side;
+      if (check.case_side.status == Status::Invalid) check.difference = check.case_side.message;
+      checks.push_back(check);
+      continue;
+    }
     check.model = runner.evaluate(model_request);
     check.case_side = runner.evaluate(case_request);
     check.difference = difference_between(check.model, check.case_side, read_side_outputs(model_request.outputs_path),

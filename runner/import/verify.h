@@ -22,6 +22,10 @@ struct FidelityCheck {
   Verdict model;       // the saved model, judged through the public calls
   Verdict case_side;   // the case, judged by tsrepro
   std::string difference;  // the first difference, for people; empty when the two agree
+  // The backend takes the case another way than a saved model (Backend::takes_saved_model_as_case):
+  // only the case was judged, its route check (the module form against the TorchScript reference)
+  // standing for the comparison with the model.
+  bool case_only = false;
 };
 
 // One check per backend of `backends`, in order, under `base` with its backend replaced. `c` is

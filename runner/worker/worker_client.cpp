@@ -15,6 +15,7 @@
 #include <spdlog/spdlog.h>
 
 #include "runner/worker/worker_client.h"
+#include "tsrepro/backend.h"
 #include "process/child_process.h"
 #include "runner/file_util.h"
 #include "runner/worker/zygote.h"
@@ -201,17 +202,32 @@ Verdict RunnerProcess::verdict_for_dead_worker(Phase phase) {
   return v;
 }
 
-Verdict RunnerProcess::verdict_for_timeout(Phase phase, double timeout_seconds) {
+Verdict RunnerProcess::verdict_for_timeout(Phase phase, bool compiling, double timeout_seconds) {
   Verdict v;
   const bool reference = is_reference_phase(phase);
   v.status = reference ? Status::Invalid : Status::Timeout;
   v.phase = phase;
-  v.signature = reference ? "" : "timeout";
+  // A compile past its own bound is another failure than a run that hangs.
+  v.signature = reference ? "" : compiling ? "timeout:compile" : "timeout";
   v.message = "no answer within " + std::to_string(timeout_seconds).substr(0, 5) + " s during " + phase_name(phase) +
               (reference ? " (the reference itself is too slow: raise --timeout)" : "");
   stop();
   return v;
 }
+
+namespace {
+
+// Whether the run's tested backend compiles ahead of time (Backend::compiles_ahead_of_time). A
+// spec this build cannot make (a PyTorch 2 backend on libtorch 1.13) is refused by the worker.
+bool compiles_ahead_of_time(const RunSpec& run) {
+  try {
+    return make_backend(run.backend, run.backend_options)->compiles_ahead_of_time();
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
 
 Verdict RunnerProcess::evaluate(const EvalRequest& request) {
   const auto started = Clock::now();
@@ -223,15 +239,22 @@ Verdict RunnerProcess::evaluate(const EvalRequest& request) {
 
 Verdict RunnerProcess::exchange(const EvalRequest& request, double timeout_seconds) {
   if (!process_) start();
-  const auto deadline =
-      Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(timeout_seconds));
+  auto after = [](double seconds) {
+    return Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  };
+  // The run's bound, but for the compile of a backend that compiles ahead of time, which has its
+  // own (RunSpec::compile_timeout_seconds); the run's bound starts again once it compiled.
+  const bool own_compile_bound = compiles_ahead_of_time(request.run);
+  auto compiling = [&](Phase p) { return own_compile_bound && (p == Phase::Route || p == Phase::Compile); };
+  auto deadline = after(timeout_seconds);
   Phase phase = Phase::None;
   if (!write_all(process_->request_fd(), request_to_json(request).dump() + "\n"))
     return verdict_for_dead_worker(Phase::Start);
   for (std::string line;;) {
     switch (process_->read_line(line, deadline)) {
       case Process::Read::Timeout:
-        return verdict_for_timeout(phase, timeout_seconds);
+        return verdict_for_timeout(phase, compiling(phase), compiling(phase) ? request.run.compile_timeout_seconds
+                                                                             : timeout_seconds);
       case Process::Read::Eof:
         return verdict_for_dead_worker(phase);
       case Process::Read::Line:
@@ -243,7 +266,10 @@ Verdict RunnerProcess::exchange(const EvalRequest& request, double timeout_secon
       continue;
     }
     if (message.contains("phase")) {
-      phase = phase_from_name(message["phase"].get<std::string>());
+      const Phase next = phase_from_name(message["phase"].get<std::string>());
+      if (compiling(next) && !compiling(phase)) deadline = after(request.run.compile_timeout_seconds);
+      if (!compiling(next) && compiling(phase)) deadline = after(timeout_seconds);
+      phase = next;
     } else if (message.contains("verdict")) {
       return verdict_from_json(message["verdict"]);
     } else if (message.contains("error")) {

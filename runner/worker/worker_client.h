@@ -37,7 +37,8 @@ class RunnerProcess {
   void stop();
   Verdict exchange(const EvalRequest& request, double timeout_seconds);
   Verdict verdict_for_dead_worker(Phase phase);
-  Verdict verdict_for_timeout(Phase phase, double timeout_seconds);
+  // `compiling`: the backend was compiling ahead of time (its own bound, signature timeout:compile).
+  Verdict verdict_for_timeout(Phase phase, bool compiling, double timeout_seconds);
 
   std::string executable_;
   std::unique_ptr<Process> process_;

@@ -19,7 +19,7 @@ files); no NAME means every model in CORPUS_DIR/MANIFEST.json. For each model:
      operators, in the same order, as the graph the public API optimizes for the original
      module, modulo value names and the nodes that only say how the module's state is read
      (constants, prim::GetAttr) or guarded (type checks);
-  2b. `tsrepro run --backend python` (issue 52): the case's eager module form, the plain PyTorch
+  2b. `tsrepro run --backend pyeager` (issue 52): the case's eager module form, the plain PyTorch
      that PyTorch 2's module route hands torch.compile and torch.export, run uncompiled, must
      agree with the TorchScript reference (`pass`; a difference is tsrepro's defect, exit 2);
   1b. with `--verify` on the backends of step 2 (issue 42): the saved model through its public
@@ -389,7 +389,7 @@ class ModelRun:
 
     def check_module_form(self, case_dir):
         """The eager module form agrees with the TorchScript reference (step 2b)."""
-        done, _ = run([self.args.tsrepro, "run", case_dir, "--backend", "python", "--json"] + self.library_args,
+        done, _ = run([self.args.tsrepro, "run", case_dir, "--backend", "pyeager", "--json"] + self.library_args,
                       self.args.timeout)
         try:
             verdict = json.loads(done.stdout)
@@ -397,7 +397,7 @@ class ModelRun:
             verdict = {"status": "error", "message": last_line(done.stderr)}
         self.row["module form"] = verdict.get("status")
         if verdict.get("status") != "pass":
-            self.fail("run --backend python (the eager module form)",
+            self.fail("run --backend pyeager (the eager module form)",
                       f"{verdict.get('status')}: {verdict.get('message', '')[:300]}")
 
     def check_repro_agrees(self, case_dir, backend, status):

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 # __TITLE__
 # Made by tsrepro __VERSION__ (libtorch __LIBTORCH__, __CPU__); expected failure: __EXPECTED_TEXT__.
+# Seen with torch __TORCH_VERSION__, Python __PYTHON_VERSION__, __CXX_COMPILER__.  #[pt2_versions]
 # Command: __COMMAND__  #[command]
 # Its nodes came from: __NODE_ORIGINS__  #[origins]
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
@@ -15,6 +16,8 @@ import sys
 __TYPING_IMPORT__
 
 import torch
+import torch._inductor.config  # the torch._inductor.config values that were not the defaults when tsrepro ran  #[compiler_config]
+__COMPILER_CONFIG__  #[compiler_config]
 
 for library in __LIBRARIES__:  # the custom operators the graph calls  #[libraries]
     if not os.path.exists(library):  #[libraries]

@@ -1,4 +1,4 @@
-// `python`: the case's eager module form (backends/eager_module.h) run as plain PyTorch in the
+// `pyeager`: the case's eager module form (backends/eager_module.h) run as plain PyTorch in the
 // compile server, uncompiled: exactly what PyTorch 2's module route hands torch.compile and
 // torch.export (backends/pt2_program.h), with no compiler after it. Its verdict says whether that
 // Python computes what the TorchScript graph computes; it needs no PyTorch 2 (the eager form is
@@ -13,7 +13,7 @@
 namespace tsrepro {
 namespace {
 
-class PythonBackend : public Pt2Backend {
+class PyeagerBackend : public Pt2Backend {
  public:
   using Pt2Backend::Pt2Backend;
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
@@ -23,8 +23,8 @@ class PythonBackend : public Pt2Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_python_backend(const std::string&, const BackendOptions&) {
-  return std::make_unique<PythonBackend>("python", BackendOptions{}, Pt2Route::Module, /*route_is_the_subject=*/false);
+std::unique_ptr<Backend> make_pyeager_backend(const std::string&, const BackendOptions&) {
+  return std::make_unique<PyeagerBackend>("pyeager", BackendOptions{}, Pt2Route::Module, /*route_is_the_subject=*/false);
 }
 
 }  // namespace tsrepro

@@ -1,4 +1,4 @@
-# python's compile (the PyTorch 2 compile server, backends/pt2_compile_server.py, calls it):
+# pyeager's compile (the PyTorch 2 compile server, backends/pt2_compile_server.py, calls it):
 # nothing is compiled. The route's module, the case's eager module form, is what runs.
 
 

@@ -1,4 +1,4 @@
-// python's section of the reproducers (backends/python/repro.py, repro.cpp.in): none that could
+// pyeager's section of the reproducers (backends/pyeager/repro.py, repro.cpp.in): none that could
 // reproduce. The backend checks tsrepro's own eager module form, whose differences are tsrepro's
 // defects (exit 2, never minified): each reproducer says so and exits 2.
 
@@ -7,7 +7,7 @@
 namespace tsrepro {
 namespace {
 
-SectionParts python_section(const SectionRequest&) {
+SectionParts pyeager_section(const SectionRequest&) {
   SectionParts parts;
   parts.program_flags.insert(flag::abort);  // repro.cpp: <cstdlib>, for its std::exit(2)
   return parts;
@@ -15,6 +15,6 @@ SectionParts python_section(const SectionRequest&) {
 
 }  // namespace
 
-extern const ReproBackend python_repro{/*profiles=*/false, /*freezes=*/false, python_section};
+extern const ReproBackend pyeager_repro{/*profiles=*/false, /*freezes=*/false, pyeager_section};
 
 }  // namespace tsrepro
