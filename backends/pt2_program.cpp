@@ -401,6 +401,15 @@ std::optional<std::vector<c10::IValue>> Pt2Backend::run_received_model(const Bac
   return last_->run_eager();
 }
 
+std::unique_ptr<PreparedGraph> Pt2Backend::prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) {
+  return run_in_python(pt2_case(input, sample).compile());
+}
+
+std::unique_ptr<PreparedGraph> Pt2Backend::prepare_module(const torch::jit::Module& module,
+                                                          const std::vector<c10::IValue>& sample) {
+  return run_in_python(compile_saved_model(id_, options_, module, sample));
+}
+
 Pt2Case& Pt2Backend::pt2_case(const BackendInput& input, const std::vector<c10::IValue>& sample) {
   if (!last_ || last_->graph() != input.graph.get())
     last_ = std::make_unique<Pt2Case>(id_, options_, route_, route_is_the_subject_, input, sample);

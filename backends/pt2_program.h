@@ -103,6 +103,12 @@ class Pt2Backend : public Backend {
       : id_(std::move(id)), options_(std::move(server_options)), route_(route),
         route_is_the_subject_(route_is_the_subject) {}
   std::string name() const override { return id_; }
+  // The candidate compiled by the backend's compile.py and run by the server (aoti runs its
+  // package itself).
+  std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override;
+  // A saved model, by the converter route.
+  std::unique_ptr<PreparedGraph> prepare_module(const torch::jit::Module& module,
+                                                const std::vector<c10::IValue>& sample) override;
   std::optional<std::vector<c10::IValue>> run_received_model(const BackendInput& input,
                                                              const std::vector<c10::IValue>& sample) override;
   bool takes_saved_model_as_case() const override { return route_ == Pt2Route::Converter; }

@@ -10,26 +10,11 @@
 #include "backends/pt2_program.h"
 
 namespace tsrepro {
-namespace {
-
-class ExportBackend : public Pt2Backend {
- public:
-  using Pt2Backend::Pt2Backend;
-  std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
-    return run_in_python(pt2_case(input, sample).compile());
-  }
-  std::unique_ptr<PreparedGraph> prepare_module(const torch::jit::Module& module,
-                                                const std::vector<c10::IValue>& sample) override {
-    return run_in_python(compile_saved_model("export", {}, module, sample));
-  }
-};
-
-}  // namespace
 
 std::unique_ptr<Backend> make_export_backend(const std::string&, const BackendOptions& options) {
   require_pytorch2("export");
-  return std::make_unique<ExportBackend>("export", BackendOptions{}, pt2_route(options, Pt2Route::Converter),
-                                         /*route_is_the_subject=*/true);
+  return std::make_unique<Pt2Backend>("export", BackendOptions{}, pt2_route(options, Pt2Route::Converter),
+                                      /*route_is_the_subject=*/true);
 }
 
 }  // namespace tsrepro

@@ -9,26 +9,11 @@
 #include "backends/pt2_program.h"
 
 namespace tsrepro {
-namespace {
-
-class InductorBackend : public Pt2Backend {
- public:
-  using Pt2Backend::Pt2Backend;
-  std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
-    return run_in_python(pt2_case(input, sample).compile());
-  }
-  std::unique_ptr<PreparedGraph> prepare_module(const torch::jit::Module& module,
-                                                const std::vector<c10::IValue>& sample) override {
-    return run_in_python(compile_saved_model("inductor", options(), module, sample));
-  }
-};
-
-}  // namespace
 
 std::unique_ptr<Backend> make_inductor_backend(const std::string&, const BackendOptions& options) {
   require_pytorch2("inductor");
-  return std::make_unique<InductorBackend>("inductor", InductorOptions::from(options).server_options(),
-                                           pt2_route(options, Pt2Route::Module), /*route_is_the_subject=*/false);
+  return std::make_unique<Pt2Backend>("inductor", InductorOptions::from(options).server_options(),
+                                      pt2_route(options, Pt2Route::Module), /*route_is_the_subject=*/false);
 }
 
 }  // namespace tsrepro

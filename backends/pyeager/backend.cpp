@@ -16,15 +16,18 @@ namespace {
 class PyeagerBackend : public Pt2Backend {
  public:
   using Pt2Backend::Pt2Backend;
-  std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
-    return run_in_python(pt2_case(input, sample).compile());
+  // A saved model has no module form to run.
+  std::unique_ptr<PreparedGraph> prepare_module(const torch::jit::Module& module,
+                                                const std::vector<c10::IValue>& sample) override {
+    return Backend::prepare_module(module, sample);
   }
 };
 
 }  // namespace
 
 std::unique_ptr<Backend> make_pyeager_backend(const std::string&, const BackendOptions&) {
-  return std::make_unique<PyeagerBackend>("pyeager", BackendOptions{}, Pt2Route::Module, /*route_is_the_subject=*/false);
+  return std::make_unique<PyeagerBackend>("pyeager", BackendOptions{}, Pt2Route::Module,
+                                          /*route_is_the_subject=*/false);
 }
 
 }  // namespace tsrepro
