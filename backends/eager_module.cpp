@@ -650,10 +650,39 @@ class EagerPrinter {
       const bool by_name = i < declared.size() && declared[i].kwarg_only();
       passed.push_back(by_name ? declared[i].name() + "=" + texts[i] : texts[i]);
     }
+    // A query of a tensor that answers with numbers or bools (x.dim(), x.size(1), x.is_floating_point())
+    // is its Tensor method: Dynamo breaks the graph at a torch.ops call that returns no tensor
+    // ("torch.* op returned non-Tensor"), and at a break inside a loop it leaves the whole frame to
+    // eager, so a detection model was "compiled" with no graph at all. The method binds the same
+    // overload: the query's overloads differ by their argument's types.
+    if (is_tensor_query(schema) && !passed.empty()) {
+      const std::string self = passed.front();
+      passed.erase(passed.begin());
+      const std::string query = self + "." + node.kind().toUnqualString() + "(" + joined_items(passed) + ")";
+      const bool is_list = schema.returns()[0].type()->kind() == c10::TypeKind::ListType;
+      outputs_statement(node, is_list ? "list(" + query + ")" : query, indent);  // torch.Size is a tuple
+      return;
+    }
     const std::string call =
         "torch.ops." + std::string(node.kind().ns().toUnqualString()) + "." + node.kind().toUnqualString() + "." +
         (schema.overload_name().empty() ? "default" : schema.overload_name()) + "(" + joined_items(passed) + ")";
     outputs_statement(node, call, indent);
+  }
+
+  // An aten op on `self: Tensor` whose results are all numbers, bools or lists of them.
+  static bool is_tensor_query(const c10::FunctionSchema& schema) {
+    if (schema.name().rfind("aten::", 0) != 0 || schema.arguments().empty() || schema.returns().empty()) return false;
+    const c10::Argument& first = schema.arguments()[0];
+    if (first.name() != "self" || first.type()->kind() != c10::TypeKind::TensorType || first.alias_info()) return false;
+    for (const c10::Argument& result : schema.returns()) {
+      const c10::TypeKind kind = result.type()->kind();
+      const bool scalar = kind == c10::TypeKind::IntType || kind == c10::TypeKind::FloatType ||
+                          kind == c10::TypeKind::BoolType || kind == c10::TypeKind::NumberType;
+      const bool list_of_ints = kind == c10::TypeKind::ListType &&
+                                result.type()->containedType(0)->kind() == c10::TypeKind::IntType;
+      if (!scalar && !list_of_ints) return false;
+    }
+    return true;
   }
 
   // `a = text`, `a, b = text` or `text` for a node without outputs.
@@ -744,8 +773,17 @@ class EagerPrinter {
     return v && v->isBool() && v->toBool();
   }
 
+  static bool is_max_trip_count(const Value* value) {
+    const c10::optional<c10::IValue> v =
+        value->node()->kind() == c10::prim::Constant ? torch::jit::toIValue(value) : c10::optional<c10::IValue>();
+    return v && v->isInt() && v->toInt() == std::numeric_limits<int64_t>::max();
+  }
+
   // for <i> in range(<trip count>): with the carried values as the loop's output variables, and the
-  // condition (where it is not always True) checked before each trip.
+  // condition (where it is not always True) checked before each trip. TorchScript's while loop (and
+  // a for loop with a break) has the trip count INT64_MAX: that is written as a while loop on the
+  // condition, because Dynamo unpacks a for loop's range whole, and a range of 2**63 - 1 took 12 GB
+  // before anything was traced.
   void loop_statement(const Node& node, int indent) {
     const Block& body = *node.blocks()[0];
     std::vector<std::string> carried, initial;
@@ -761,11 +799,19 @@ class EagerPrinter {
       condition = local_name(node.inputs()[1], "condition");
       line(indent) << condition << " = " << use(node.inputs()[1]) << "\n";
     }
-    const std::string index = text_[body.inputs()[0]] = local_name(body.inputs()[0], "i");
-    line(indent) << "for " << index << " in range(" << use(node.inputs()[0]) << "):\n";
-    if (checks_condition) line(indent + 1) << "if not " << condition << ":\n", line(indent + 2) << "break\n";
     std::vector<std::string> targets = carried;
     if (checks_condition) targets.insert(targets.begin(), condition);
+    const std::string index = text_[body.inputs()[0]] = local_name(body.inputs()[0], "i");
+    if (is_max_trip_count(node.inputs()[0])) {
+      const bool counts = !body.inputs()[0]->uses().empty();
+      if (counts) line(indent) << index << " = 0\n";
+      line(indent) << "while " << (checks_condition ? condition : "True") << ":\n";
+      block_body_with_outputs(body, targets, checks_condition ? 0 : 1, indent + 1);
+      if (counts) line(indent + 1) << index << " = " << index << " + 1\n";
+      return;
+    }
+    line(indent) << "for " << index << " in range(" << use(node.inputs()[0]) << "):\n";
+    if (checks_condition) line(indent + 1) << "if not " << condition << ":\n", line(indent + 2) << "break\n";
     block_body_with_outputs(body, targets, checks_condition ? 0 : 1, indent + 1);
   }
 

@@ -213,8 +213,12 @@ class PythonProgram : public PreparedGraph {
                                   {"seed", kRunSeed}}));
     return graph_outputs(read_torch_save((dir / "run_outputs.pt").string()), compilation_.packed);
   }
+  // No TorchScript graph ran: what the compiler was given is the nearest thing, and under
+  // torch.compile how much of the model Dynamo captured (a graph break in a loop leaves a whole
+  // frame to eager, which then passes without being compiled).
   std::string executed_graph() const override {
-    return "(compiled in Python by the PyTorch 2 compile server, key " + compilation_.key + ")";
+    const std::string where = "(compiled in Python by the PyTorch 2 compile server, key " + compilation_.key + ")";
+    return compilation_.captured.empty() ? where : compilation_.captured + "\n" + where;
   }
 
  private:
@@ -272,6 +276,7 @@ Pt2Compilation compile_saved_model(const std::string& backend, const BackendOpti
                                                     {"libraries", libraries_json()},
                                                     {"seed", kRunSeed}}));
   compilation.package = answer.value("package", std::string());
+  compilation.captured = answer.value("captured", std::string());
   // Read by the compile only, and as large as the model's weights.
   remove_tree((dir / "case_module.pt").string());
   remove_tree((dir / "sample_inputs.pt").string());
@@ -388,6 +393,7 @@ Pt2Compilation Pt2Case::compile() {
                   {"seed", kRunSeed}});
   const json answer = checked(compile_server().ask(request), route_is_the_subject_);
   compilation.package = answer.value("package", std::string());
+  compilation.captured = answer.value("captured", std::string());
   // Read by the compile only, and as large as the model's weights: a minify compiles hundreds.
   for (const char* name : {"model.py", "state.pt", "case_module.pt", "sample_inputs.pt"})
     remove_tree((dir / name).string());

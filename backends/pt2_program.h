@@ -45,6 +45,7 @@ struct Pt2Compilation {
   std::string package;  // aoti: the .pt2 file aoti_compile_and_package wrote
   bool packed = false;  // the module returns the graph's several outputs as one tuple
   std::vector<bool> lifted;  // which of run()'s inputs the module holds (none for a saved model)
+  std::string captured;      // inductor: what Dynamo captured of the model (graphs, ops, breaks)
 };
 
 // One candidate on its way into a PyTorch 2 backend: the model the route makes of it, its key,

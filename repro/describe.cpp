@@ -59,11 +59,12 @@ std::string failure_phrase(const ReproSettings& s, bool plural) {
     const size_t phase_end = sig.find(':', 10);
     if (sig.rfind("exception:", 0) == 0 && phase_end != std::string::npos) {
       const std::string phase = sig.substr(10, phase_end - 10);
-      const size_t type_end = sig.find(':', phase_end + 1);
+      const size_t type_end = sig.find(": ", phase_end + 1);  // a type may have "::" in it (std::runtime_error)
       phrase +=
           " " + sig.substr(phase_end + 1, type_end == std::string::npos ? std::string::npos : type_end - phase_end - 1);
       if (phase == "compile") phrase += " while compiling";
       if (phase == "backward") phrase += " in backward";
+      if (phase == "route") phrase += " on its way into the compiler";
     } else {
       phrase += " an exception";
     }

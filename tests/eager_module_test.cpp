@@ -59,8 +59,15 @@ TEST(EagerModule, WritesEachConstructAsPythonThatMeansTheSame) {
   EXPECT_NE(f.find(".append("), std::string::npos) << f;
   EXPECT_NE(f.find("[\"first\"] = "), std::string::npos) << f;
   EXPECT_NE(f.find("list(x.size())"), std::string::npos) << f;
+  // A query answering with a bool or numbers is a Tensor method, which Dynamo traces (a torch.ops
+  // call that returns no tensor breaks its graph).
+  EXPECT_NE(f.find("x.is_floating_point()"), std::string::npos) << f;
+  EXPECT_EQ(f.find("torch.ops.aten.is_floating_point"), std::string::npos) << f;
   EXPECT_NE(f.find(" is not None"), std::string::npos) << f;
   EXPECT_NE(f.find("for "), std::string::npos) << f;
+  // TorchScript's while loop (trip count INT64_MAX) is a while loop: Dynamo would unpack the range.
+  EXPECT_NE(f.find("while "), std::string::npos) << f;
+  EXPECT_EQ(f.find("range(9223372036854775807)"), std::string::npos) << f;
   EXPECT_NE(f.find("float(2) ** n"), std::string::npos) << f;  // aten::pow.int returns a float
   EXPECT_EQ(f.find("torch.jit"), std::string::npos) << f;
 }

@@ -33,7 +33,7 @@ class Pt2Backends : public ::testing::Test {
     dir_ = new TempDir;
     made_ = run_cmd(kPython, {source_path("tests/fixtures/pt2/make_models.py"), *dir_ / "models"}, {"", 300});
     if (made_.exit_code != 0) return;
-    for (const char* name : {"mlp", "loop_sum", "constructs", "data_branch", "traced_constant", "scalar_round"})
+    for (const char* name : {"mlp", "loop_sum", "constructs", "data_branch", "traced_constant", "scalar_round", "relu_cos"})
       imported_[name] =
           tsrepro({"import", model(name), "--inputs", model(std::string(name) + ".inputs"), "-o", *dir_ / name});
   }
@@ -181,24 +181,55 @@ TEST_F(Pt2Backends, AGraphWithNoEagerFormIsRefusedInOneLine) {
   EXPECT_NE((r.out + r.err).find("no eager spelling of aten::round"), std::string::npos) << r.describe();
 }
 
-// PyTorch's own minifier test (test/inductor/test_minifier.py: cpp.inject_relu_bug_TESTING_ONLY)
-// on the module route: the relu alone, and a repro.py with no TorchScript in it that reproduces.
-TEST_F(Pt2Backends, InductorsInjectedReluBugMinifiesToAReproWithoutTorchScript) {
+// PyTorch's own minifier tests for Inductor (test/inductor/test_minifier.py), rebuilt as a
+// TorchScript model: relu then cos, with cpp.inject_relu_bug_TESTING_ONLY breaking the relu's C++
+// at compile time, at run time (the kernel throws), or in its numbers. On the module route each
+// minifies to the relu alone, with the failure's own kind and phase, and repro.py has no
+// TorchScript in it and reproduces with stock PyTorch.
+struct InjectedReluBug {
+  std::string backend, mode;
+  std::string signature_start;  // what the failure is: its kind and phase
+  std::string title_says;       // and how repro.py's title line says it
+};
+
+void PrintTo(const InjectedReluBug& b, std::ostream* os) { *os << b.backend << "_" << b.mode; }
+
+class Pt2InjectedReluBug : public Pt2Backends, public ::testing::WithParamInterface<InjectedReluBug> {};
+
+TEST_P(Pt2InjectedReluBug, MinifiesToTheReluAloneWithAReproWithoutTorchScript) {
   if (!pytorch2_build()) GTEST_SKIP() << "libtorch 1.13: no Inductor";
-  const Result minified =
-      tsrepro({"minify", case_dir("mlp"), "--backend", "inductor", "--backend-opt",
-               "config=cpp.inject_relu_bug_TESTING_ONLY='accuracy'", "-o", tmp("relu_min"), "--json"},
-              {"", 900});
+  const InjectedReluBug& bug = GetParam();
+  const std::string out = tmp("relu_" + bug.backend + "_" + bug.mode);
+  const Result minified = tsrepro({"minify", case_dir("relu_cos"), "--backend", bug.backend, "--backend-opt",
+                                   "config=cpp.inject_relu_bug_TESTING_ONLY='" + bug.mode + "'", "-o", out, "--json"},
+                                  {"", 900});
   ASSERT_EQ(minified.exit_code, 0) << minified.describe();
   const json summary = minified.stdout_json();
+  EXPECT_EQ(summary.value("signature", "").rfind(bug.signature_start, 0), 0u) << minified.out;
   EXPECT_EQ(summary.value("final_nodes", 0), 1) << minified.out;
   const std::string repro = read_text(summary.value("repro_dir", "") + "/repro.py");
   EXPECT_NE(repro.find("torch.ops.aten.relu.default("), std::string::npos) << repro;
+  EXPECT_EQ(repro.find("torch.ops.aten.cos"), std::string::npos) << repro;
   EXPECT_EQ(repro.find("torch.jit"), std::string::npos) << repro;
-  EXPECT_NE(repro.find("torch.compile(module"), std::string::npos) << repro;
+  EXPECT_NE(repro.find("cpp.inject_relu_bug_TESTING_ONLY"), std::string::npos) << repro;
+  EXPECT_NE(repro.substr(0, repro.find('\n', repro.find('\n') + 1)).find("aten::relu " + bug.title_says), std::string::npos)
+      << repro;
   const Result ran = run_cmd(kPython, {summary.value("repro_dir", "") + "/repro.py"}, {"", 300});
   EXPECT_EQ(ran.exit_code, 1) << ran.describe();
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    InductorMinifierTests, Pt2InjectedReluBug,
+    ::testing::Values(
+        InjectedReluBug{"inductor", "compile_error", "exception:compile:",
+                        "raises torch._dynamo.exc.BackendCompilerFailed while compiling"},
+        InjectedReluBug{"inductor", "runtime_error", "exception:run:", "raises RuntimeError under"},
+        InjectedReluBug{"inductor", "accuracy", "accuracy:", "returns wrong values"},
+        InjectedReluBug{"aoti", "compile_error", "exception:compile:",
+                        "raises torch._inductor.exc.CppCompileError while compiling"},
+        InjectedReluBug{"aoti", "runtime_error", "exception:run:", "raises std::runtime_error under"},
+        InjectedReluBug{"aoti", "accuracy", "accuracy:", "returns wrong values"}),
+    [](const auto& info) { return info.param.backend + "_" + info.param.mode; });
 
 // A compile has its own bound (--compile-timeout), apart from the run's: past it the verdict is a
 // timeout of its own kind, timeout:compile, not a hang of the compiled code.

@@ -4,7 +4,16 @@
 # compiled by a first call. That call starts from the case's state and leaves it as it found it,
 # as repro.py's does: a graph that writes its buffers would otherwise start the call that counts
 # from the state the warm-up left.
+#
+# torch.compile compiles inside that first call and then runs what it compiled, so the call's
+# failure may be either. Dynamo raises its own exceptions (TorchDynamoException: BackendCompilerFailed
+# wraps Inductor's, Unsupported, InternalTorchDynamoError) for what failed while compiling; any other
+# exception came from the compiled code running, which is the run phase's: the first call forgets
+# it, and the case's run meets it again (cpp.inject_relu_bug_TESTING_ONLY='runtime_error' is such
+# a failure: a kernel that throws).
 import torch
+import torch._dynamo.exc
+from torch._dynamo.utils import counters
 
 
 class Compiled:
@@ -16,16 +25,36 @@ class Compiled:
                                       dynamic=dynamic)
         state = {k: v.clone() for k, v in module.state_dict().items()}
         torch.manual_seed(seed)
-        self(*args)  # the first call compiles
-        with torch.no_grad():
-            for name, value in module.state_dict().items():
-                value.copy_(state[name])
+        counters.clear()
+        try:
+            self(*args)  # the first call compiles
+        except torch._dynamo.exc.TorchDynamoException:
+            raise
+        except Exception:
+            pass  # compiled; the compiled code failed, which the run meets again
+        finally:
+            with torch.no_grad():
+                for name, value in module.state_dict().items():
+                    value.copy_(state[name])
+        self.captured = captured()
 
     def __call__(self, *inputs):
         with torch._inductor.config.patch(self.config):
             return self.compiled(*inputs)
 
 
+def captured():
+    """What Dynamo made of the first call, for `tsrepro run --explain-backend`: no graph at all means
+    the model ran in eager (a graph break inside a loop gives up the whole frame)."""
+    stats = counters["stats"]
+    text = "Dynamo captured %d graph(s), %d op call(s)" % (stats["unique_graphs"], stats["calls_captured"])
+    for title, reasons in (("graph breaks", counters["graph_break"]), ("not traced", counters["unimplemented"])):
+        if reasons:
+            text += "; %s: %s" % (title, "; ".join("%s (%d)" % (why.splitlines()[0][:200], n) for why, n in reasons.items()))
+    return text
+
+
 def compile(route, config, options, args, work, seed):
     module = route.module()
-    return Compiled(module, config, options, args, seed), module, {}
+    compiled = Compiled(module, config, options, args, seed)
+    return compiled, module, {"captured": compiled.captured}

@@ -1,20 +1,25 @@
-"""tsrepro against PyTorch's own minifier on the same real Inductor bug (issue 43, point 5).
+"""tsrepro against PyTorch's own minifiers on the same real Inductor bug (issues 43 and 52).
 
-The peer is PyTorch's after_aot accuracy minifier as its documentation tells a user to run it:
-TORCHDYNAMO_REPRO_AFTER="aot" and TORCHDYNAMO_REPRO_LEVEL=4 around torch.compile of the model,
-which checks the compiled graph against eager, writes minifier_launcher.py when they differ, and
-that launcher then minifies (functorch's fx_minifier, every query in a fresh Python process: the
-default --isolate). The model it gets is what tsrepro's inductor backend compiles: PyTorch's TorchScript converter's
-program of the case's module form, from the first checkpoint tsrepro writes (the imported graph,
-not yet cut), on the same inputs.
+The peers are PyTorch's accuracy minifiers as their documentation tells a user to run them:
+TORCHDYNAMO_REPRO_AFTER="aot" (or "dynamo") and TORCHDYNAMO_REPRO_LEVEL=4 around torch.compile of
+the model, which checks the compiled graph against eager, writes minifier_launcher.py when they
+differ, and that launcher then minifies:
+  - after_aot: functorch's fx_minifier on the graph AOTAutograd hands Inductor, every query in a
+    fresh Python process (--isolate, the default);
+  - after_aot --no-isolate: the same launcher, every query in its own process;
+  - after_dynamo: fx_minifier on the graph Dynamo captured (before AOTAutograd's decompositions),
+    in process (after_dynamo has no --isolate).
+The model they get is the one tsrepro's inductor backend compiles on the module route (issue 52):
+the case's eager module form, plain PyTorch (the Repro class of the first checkpoint tsrepro
+writes: the imported graph, not yet cut), on the same inputs.
 
 tsrepro side: `tsrepro import` of the bug's model.pt, then `tsrepro minify --backend inductor`.
-Both sides start from a cold Inductor cache of their own (TORCHINDUCTOR_CACHE_DIR), and each
-one's final repro.py is run to see whether it still reproduces (exit 1 for tsrepro's; for
-after_aot's, its run command raising AccuracyError).
+Every minify runs RUNS times, each from a cold Inductor cache of its own (TORCHINDUCTOR_CACHE_DIR),
+and the table gives the median wall time; each one's final repro.py is run to see whether it still
+reproduces (exit 1 for tsrepro's; for the peers', AccuracyError).
 
 Usage, on Debian 13 (torch 2.6) from the repository root:
-    /usr/bin/python3 scripts/bench/after_aot.py --tsrepro build/tsrepro [--bugs NAME,...] [--out DIR]
+    /usr/bin/python3 scripts/bench/after_aot.py --tsrepro build/tsrepro [--bugs NAME,...] [--runs 3] [--out DIR]
 Prints one Markdown table (docs/BENCHMARKS.md keeps the last one).
 """
 
@@ -55,11 +60,13 @@ def timed(cmd, **kwargs):
 # ---- tsrepro --------------------------------------------------------------------------------
 
 
-def run_tsrepro(tsrepro, bug, work):
+def run_tsrepro(tsrepro, bug, work, run):
     case, out = os.path.join(work, "case"), os.path.join(work, "tsrepro")
-    env = env_with(TORCHINDUCTOR_CACHE_DIR=os.path.join(work, "inductor-cache-tsrepro"))
+    env = env_with(TORCHINDUCTOR_CACHE_DIR=os.path.join(work, f"inductor-cache-tsrepro-{run}"))
     model = os.path.join(BUGS, bug, "model.pt")
     inputs = os.path.join(BUGS, bug, "inputs.pt")
+    shutil.rmtree(case, ignore_errors=True)
+    shutil.rmtree(out, ignore_errors=True)
     subprocess.run([tsrepro, "import", model, "--inputs", inputs, "-o", case], check=True, capture_output=True)
     done, seconds = timed([tsrepro, "minify", case, "--backend", "inductor", "-o", out, "--json"], env=env)
     if done.returncode != 0:
@@ -82,33 +89,32 @@ def module_form(work):
     return os.path.join(largest, "repro.py")
 
 
-# ---- after_aot -------------------------------------------------------------------------------
+# ---- the peers -------------------------------------------------------------------------------
 
 
-AGREED = 3  # launch()'s exit code when after_aot's check passed the compiled graph
+AGREED = 3  # launch()'s exit code when the peer's check passed the compiled graph
+
+# side -> (TORCHDYNAMO_REPRO_AFTER, the launcher's arguments)
+PEERS = {
+    "after_aot": ("aot", []),
+    "after_aot --no-isolate": ("aot", ["minify", "--no-isolate"]),
+    "after_dynamo": ("dynamo", []),
+}
 
 
 def launch(repro_py):
-    """torch.compile under TORCHDYNAMO_REPRO_AFTER=aot, LEVEL=4 of the module tsrepro's inductor
-    backend compiles: PyTorch's TorchScript converter's program of the case's module form (the
-    Repro class, or for a graph libtorch cannot print as source, the saved CASE_MODULE)."""
+    """torch.compile under TORCHDYNAMO_REPRO_AFTER, LEVEL=4 of the module tsrepro's inductor backend
+    compiles on the module route: the case's eager module form (repro.py's Repro class)."""
     import importlib.util
-    import io
 
     import torch
-    from torch._export.converter import TS2EPConverter
 
     spec = importlib.util.spec_from_file_location("module_form", repro_py)
     form = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(form)
-    if hasattr(form, "Repro"):
-        scripted, inputs = torch.jit.script(form.Repro().eval()), list(form.INPUTS)
-    else:  # the inputs forward takes: the graph's own, not the lifted ones (buffers of CASE_MODULE)
-        with open(os.path.join(os.path.dirname(repro_py), "case.json")) as f:
-            lifted = [entry.get("lifted", False) for entry in json.load(f)["inputs"]]
-        scripted = torch.jit.load(io.BytesIO(form.CASE_MODULE))
-        inputs = [v for v, is_lifted in zip(form.INPUTS, lifted) if not is_lifted]
-    module = TS2EPConverter(scripted, tuple(inputs)).convert().module()
+    if not hasattr(form, "Repro"):
+        raise SystemExit(f"after_aot.py: {repro_py} is not in the module form")
+    module, inputs = form.Repro().eval(), list(form.INPUTS)
     compiled = torch.compile(module, backend="inductor")
     try:
         with torch.no_grad():
@@ -143,38 +149,52 @@ def python_shim_dir(work):
     return shim
 
 
-def run_after_aot(bug, work):
-    side = os.path.join(work, "after_aot")
-    os.makedirs(side, exist_ok=True)
+def launch_peer(after, work):
+    """The peer's check around torch.compile: its minifier_launcher.py, or None where the check
+    passed the compiled graph (with why)."""
+    side = os.path.join(work, "after_" + after)
+    shutil.rmtree(side, ignore_errors=True)
+    os.makedirs(side)
     env = env_with(
-        TORCHDYNAMO_REPRO_AFTER="aot",
+        TORCHDYNAMO_REPRO_AFTER=after,
         TORCHDYNAMO_REPRO_LEVEL=4,
-        TORCHINDUCTOR_CACHE_DIR=os.path.join(work, "inductor-cache-after-aot"),
+        TORCHINDUCTOR_CACHE_DIR=os.path.join(side, "inductor-cache-launch"),
         PATH=python_shim_dir(work) + os.pathsep + os.environ.get("PATH", ""),
     )
     me = os.path.abspath(__file__)
-    launched, launch_seconds = timed([sys.executable, me, "--launch", module_form(work)], cwd=side, env=env)
+    launched, _ = timed([sys.executable, me, "--launch", module_form(work)], cwd=side, env=env)
     launchers = glob.glob(os.path.join(side, "torch_compile_debug", "**", "minifier_launcher.py"), recursive=True)
-    if launched.returncode == AGREED:  # its check passed the compiled graph: nothing to minify
+    if launched.returncode == AGREED:
         why = [line for line in launched.stderr.splitlines() if "Found nan" in line or line.startswith("launch:")]
-        return {"detected": False, "launch_seconds": launch_seconds, "why": " / ".join(why)}
+        return None, " / ".join(why)
     if launched.returncode != 0 or not launchers:
-        raise SystemExit(f"after_aot.py: {bug}: no minifier_launcher.py: {launched.stderr.strip()[-500:]}")
-    # As its user runs it: without the TORCHDYNAMO_REPRO_* that made it (set, every query's compile
-    # would check itself again, and 2.6's minifier then fails on inductor_lookup_seed's aliasing).
-    plain = {k: v for k, v in env.items() if not k.startswith("TORCHDYNAMO_REPRO_")}
-    minify, seconds = timed([sys.executable, launchers[0]], cwd=side, env=plain)
+        raise SystemExit(f"after_aot.py: after_{after}: no minifier_launcher.py: {launched.stderr.strip()[-500:]}")
+    return launchers[0], ""
+
+
+def run_peer(launcher, arguments, side, run):
+    """One minify by the launcher, as its user runs it: without the TORCHDYNAMO_REPRO_* that made it
+    (set, every query's compile would check itself again, and 2.6's after_aot minifier then fails
+    on inductor_lookup_seed's aliasing)."""
+    cwd = os.path.join(side, f"run-{run}")
+    shutil.rmtree(cwd, ignore_errors=True)
+    os.makedirs(cwd)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHDYNAMO_REPRO_")}
+    env.update(TORCHINDUCTOR_CACHE_DIR=os.path.join(cwd, "inductor-cache"),
+               PATH=python_shim_dir(os.path.dirname(side)) + os.pathsep + env.get("PATH", ""))
+    minify, seconds = timed([sys.executable, launcher] + arguments, cwd=cwd, env=env)
     stats = fx_minifier_counts(minify.stderr)
     if minify.returncode != 0 or not stats:
-        raise SystemExit(f"after_aot.py: {bug}: the minifier did not finish: {minify.stderr.strip()[-800:]}")
-    repro = subprocess.run([sys.executable, "repro.py"], cwd=side, capture_output=True, text=True, env=plain)
-    stats.update(
-        detected=True,
-        seconds=seconds,
-        launch_seconds=launch_seconds,
-        reproduces=repro.returncode != 0 and "AccuracyError" in repro.stderr,
-    )
+        raise SystemExit(f"after_aot.py: {launcher}: the minifier did not finish: {minify.stderr.strip()[-800:]}")
+    repro = subprocess.run([sys.executable, "repro.py"], cwd=cwd, capture_output=True, text=True, env=env)
+    stats.update(seconds=seconds, reproduces=repro.returncode != 0 and "AccuracyError" in repro.stderr)
     return stats
+
+
+def median_of(runs):
+    """The run of median wall time, its seconds the median (RUNS odd)."""
+    ordered = sorted(runs, key=lambda r: r["seconds"])
+    return dict(ordered[len(ordered) // 2], times=[round(r["seconds"]) for r in runs])
 
 
 # ---- the table ------------------------------------------------------------------------------
@@ -183,9 +203,10 @@ def run_after_aot(bug, work):
 def row(bug, tool, r):
     if not r.get("detected", True):
         return f"| `{bug}` | {tool} | not detected: its accuracy check passed the compiled graph | | | |"
+    times = ", ".join(str(t) for t in r["times"])
     return (
         f"| `{bug}` | {tool} | {r['original_nodes']} → {r['final_nodes']} | {r['queries']} | "
-        f"{r['seconds']:.0f} s | {'yes' if r['reproduces'] else 'no'} |"
+        f"{r['seconds']:.0f} s ({times}) | {'yes' if r['reproduces'] else 'no'} |"
     )
 
 
@@ -194,6 +215,7 @@ def main():
     parser.add_argument("--launch", metavar="REPRO_PY", help=argparse.SUPPRESS)  # the child's step
     parser.add_argument("--tsrepro", default=os.path.join(ROOT, "build", "tsrepro"))
     parser.add_argument("--bugs", default=",".join(inductor_bugs()))
+    parser.add_argument("--runs", type=int, default=3, help="minifies per side, the median reported (odd)")
     parser.add_argument("--out", default=None, help="where the work goes (default: a temporary directory)")
     args = parser.parse_args()
     if args.launch:
@@ -201,17 +223,31 @@ def main():
 
     out = args.out or tempfile.mkdtemp(prefix="tsrepro-after-aot-")
     lines = [
-        "| bug | minifier | nodes | queries | minify wall | its repro.py reproduces |",
+        "| bug | minifier | nodes | queries | minify wall, median (each run) | its repro.py reproduces |",
         "|---|---|---|---|---|---|",
     ]
     for bug in args.bugs.split(","):
         work = os.path.join(out, bug)
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
-        ours = run_tsrepro(os.path.abspath(args.tsrepro), bug, work)
-        peer = run_after_aot(bug, work)
-        lines += [row(bug, "tsrepro", ours), row(bug, "after_aot (fx_minifier)", peer)]
-        print(f"{bug}: tsrepro {ours}; after_aot {peer}", file=sys.stderr)
+        # Alternating sides, run by run: a slower minute of the machine falls on all of them.
+        launchers = {}
+        runs = {"tsrepro": []}
+        for run in range(args.runs):
+            runs["tsrepro"].append(run_tsrepro(os.path.abspath(args.tsrepro), bug, work, run))
+            for side, (after, arguments) in PEERS.items():
+                if after not in launchers:
+                    launchers[after] = launch_peer(after, work)
+                launcher, why = launchers[after]
+                if launcher is None:
+                    runs[side] = [{"detected": False, "why": why}]
+                    continue
+                folder = os.path.join(work, side.replace(" --", "_").replace("-", "_"))
+                runs.setdefault(side, []).append(run_peer(launcher, arguments, folder, run))
+        for side, results in runs.items():
+            result = results[0] if not results[0].get("detected", True) else median_of(results)
+            lines.append(row(bug, side, result))
+            print(f"{bug}: {side}: {result}", file=sys.stderr)
     print("\n".join(lines))
     return 0
 

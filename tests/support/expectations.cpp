@@ -189,17 +189,23 @@ bool repro_reproduces(const Result& r, const json& expected) {
 }  // namespace
 
 size_t expect_repro_py_agrees_on_every_checkpoint(const std::string& out, const std::string& backend,
-                                                   const std::string& timeout, const std::string& scratch) {
+                                                   const std::string& timeout, const std::string& scratch,
+                                                   TsreproRuns runs) {
   std::vector<std::string> dirs = {out + "/minified"};
   for (const std::string& name : list_dir(out + "/checkpoints")) dirs.push_back(out + "/checkpoints/" + name);
   size_t reproduced = 0, module_form = 0;
   for (const std::string& dir : dirs) {
     SCOPED_TRACE(dir);
     const json expected = read_case_json(dir)["expected_failure"];
-    const Result run = tsrepro({"run", dir, "--backend", backend, "--timeout", timeout, "--json"}, {scratch, 300});
-    const bool runner = runner_reproduces(run.stdout_json(), expected);
+    bool runner = true;  // minify accepted this directory because it failed so
+    std::string run_out;
+    if (runs == TsreproRuns::OnEveryDirectory || dir == dirs.front()) {
+      const Result run = tsrepro({"run", dir, "--backend", backend, "--timeout", timeout, "--json"}, {scratch, 300});
+      runner = runner_reproduces(run.stdout_json(), expected);
+      run_out = run.out;
+    }
     const Result repro = run_cmd(kPython, {dir + "/repro.py"}, {"", 300});
-    EXPECT_EQ(repro_reproduces(repro, expected), runner) << expected.dump() << "\n" << run.out << repro.describe();
+    EXPECT_EQ(repro_reproduces(repro, expected), runner) << expected.dump() << "\n" << run_out << repro.describe();
     reproduced += runner;
     if (read_text(dir + "/repro.py").find("\nclass Repro(") == std::string::npos) continue;
     const Result ops = run_cmd(kPython, {kFixtures + "scripted_ops.py", dir + "/repro.py", dir + "/graph.ir"}, {"", 300});

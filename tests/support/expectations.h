@@ -49,13 +49,19 @@ std::string round_line(const std::string& graph_ir);
 // The one run_<timestamp>-pid_<pid> directory the TSREPRO_AFTER workflow made under `dir`.
 std::string only_run_dir(const std::string& dir);
 
+// Which directories `tsrepro run` judges again. Under a PyTorch 2 backend each run is a compile
+// (10-40 s), and a checkpoint is one that minify's own runner already judged failing: there
+// minified/ alone is run again, and every checkpoint's repro.py is still run.
+enum class TsreproRuns { OnEveryDirectory, OnMinifiedOnly };
+
 // Every directory `tsrepro minify` wrote under `out` (minified/ and each checkpoint) holds the
 // failure as `tsrepro run` judges it under `backend`, and its short repro.py, run with stock
 // PyTorch, reaches the same outcome: exit 1, the crash's own signal, or SIGALRM for a hang. Where
-// repro.py is in the module form, Python's torch.jit.script gives the graph's ops back
+// repro.py is in the module form, its torch.ops calls are the graph's ops
 // (tests/fixtures/scripted_ops.py). Returns how many directories are in the module form.
 size_t expect_repro_py_agrees_on_every_checkpoint(const std::string& out, const std::string& backend,
-                                                   const std::string& timeout, const std::string& scratch);
+                                                   const std::string& timeout, const std::string& scratch,
+                                                   TsreproRuns runs = TsreproRuns::OnEveryDirectory);
 
 // A case imported once and shared read-only by several runs (per test suite where a fixture holds
 // it: under ctest, each test is its own process and imports it again).
