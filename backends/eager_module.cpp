@@ -414,7 +414,7 @@ class EagerPrinter {
     for (const Value* output : graph_.outputs()) outputs.push_back(use(output));
     m.packed = outputs.size() != 1;
     line(2) << "return " << (m.packed ? tuple_text(outputs) : outputs[0]) << "\n";
-    m.forward = out_.str();
+    m.forward = out_.str() + methods_.str();
     m.attributes = std::move(attributes_);
     m.imports.assign(imports_.begin(), imports_.end());
     return m;
@@ -785,6 +785,67 @@ class EagerPrinter {
   // condition, because Dynamo unpacks a for loop's range whole, and a range of 2**63 - 1 took 12 GB
   // before anything was traced.
   void loop_statement(const Node& node, int indent) {
+    if (loop_depth_ == 0) return loop_method(node, indent);
+    ++loop_depth_;
+    loop_text(node, indent);
+    --loop_depth_;
+  }
+
+  // An outermost loop is a method of its own, called where the loop was: Dynamo compiles a frame
+  // up to a graph break and goes on after it, but a break inside a loop (an .item(), a
+  // data-dependent branch) gives up the whole frame. One flat forward then ran a detection model
+  // in eager, captured nothing, and passed; as a method, only the loop's frame is left to eager,
+  // as with the Python model, whose loops sit in its submodules' forwards.
+  void loop_method(const Node& node, int indent) {
+    std::vector<std::string> parameters;  // the loop's free locals, passed under their own names
+    free_locals(node, node, parameters);
+    const std::string name = "loop_" + std::to_string(++loop_methods_);
+    std::ostringstream caller;
+    std::swap(out_, caller);
+    line(1) << "def " << name << "(self" << (parameters.empty() ? "" : ", " + joined_items(parameters)) << "):\n";
+    ++loop_depth_;
+    loop_text(node, 2);
+    --loop_depth_;
+    std::vector<std::string> results;
+    for (const Value* output : node.outputs()) results.push_back(text_.at(output));
+    if (!results.empty()) line(2) << "return " << (results.size() == 1 ? results[0] : tuple_text(results)) << "\n";
+    methods_ << out_.str();
+    std::swap(out_, caller);
+    const std::string call = "self." + name + "(" + joined_items(parameters) + ")";
+    if (results.empty())
+      line(indent) << call << "\n";
+    else
+      line(indent) << joined_items(results) << " = " << call << "\n";
+  }
+
+  // The locals `within` uses that are defined before it: the values of its own inputs and of its
+  // blocks' nodes (at any depth) that no node or block inside it defines, and that are names (a
+  // constant is written in place, an attribute as self.<name>).
+  void free_locals(const Node& within, const Node& node, std::vector<std::string>& names) {
+    auto note = [&](const Value* value) {
+      if (value->node()->kind() == c10::prim::Constant || defined_inside(value, within)) return;
+      const auto found = text_.find(value);
+      if (found == text_.end() || found->second.rfind("self.", 0) == 0) return;
+      if (std::find(names.begin(), names.end(), found->second) == names.end()) names.push_back(found->second);
+    };
+    for (const Value* input : node.inputs()) note(input);
+    for (const Block* block : node.blocks()) {
+      for (const Node* inner : block->nodes()) free_locals(within, *inner, names);
+      for (const Value* output : block->outputs()) note(output);
+    }
+  }
+
+  static bool defined_inside(const Value* value, const Node& within) {
+    for (const Block* block = value->node()->owningBlock(); block; ) {
+      const Node* owner = block->owningNode();
+      if (owner == &within) return true;
+      if (!owner) return false;
+      block = owner->owningBlock();
+    }
+    return false;
+  }
+
+  void loop_text(const Node& node, int indent) {
     const Block& body = *node.blocks()[0];
     std::vector<std::string> carried, initial;
     for (size_t i = 0; i < node.outputs().size(); ++i) {
@@ -823,6 +884,9 @@ class EagerPrinter {
   std::vector<EagerAttribute> attributes_;
   std::set<std::string> imports_;
   std::ostringstream out_;
+  std::ostringstream methods_;  // the loops' methods, after forward
+  int loop_depth_ = 0;
+  int loop_methods_ = 0;
 };
 
 }  // namespace

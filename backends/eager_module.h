@@ -49,7 +49,8 @@ struct EagerModule {
   std::vector<EagerAttribute> attributes;
   std::vector<size_t> forward_inputs;  // the graph inputs forward takes, in order
   bool packed = false;                 // several graph outputs, returned as one tuple
-  // `    def forward(self, ...):` and its body, indented to sit inside a class.
+  // `    def forward(self, ...):` and its body, indented to sit inside a class; after it, a method
+  // per outermost loop (`def loop_N(self, <the locals it reads>)`), which forward calls.
   std::string forward;
   std::vector<std::string> imports;  // modules forward uses besides torch: "math", "warnings"
   std::string refused;               // non-empty: why the graph has no eager form (the rest is empty)

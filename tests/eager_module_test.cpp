@@ -68,6 +68,10 @@ TEST(EagerModule, WritesEachConstructAsPythonThatMeansTheSame) {
   // TorchScript's while loop (trip count INT64_MAX) is a while loop: Dynamo would unpack the range.
   EXPECT_NE(f.find("while "), std::string::npos) << f;
   EXPECT_EQ(f.find("range(9223372036854775807)"), std::string::npos) << f;
+  // Each outermost loop is a method of its own, so that a graph break in it leaves only its frame
+  // to eager, not forward's.
+  EXPECT_NE(f.find("    def loop_1(self, "), std::string::npos) << f;
+  EXPECT_NE(f.find(" = self.loop_2("), std::string::npos) << f;
   EXPECT_NE(f.find("float(2) ** n"), std::string::npos) << f;  // aten::pow.int returns a float
   EXPECT_EQ(f.find("torch.jit"), std::string::npos) << f;
 }

@@ -1,6 +1,7 @@
 def __ROLE__(__PARAMETERS__):  # inductor
     # torch.compile of torch.export's program of the case (PyTorch's TorchScript converter)  #[!eager_module]
     # torch.compile(Repro()) with Inductor  #[eager_module]
+    import torch._inductor.config  # PyTorch 2: on 1.x an ImportError, this cannot run here (exit 2)  #[eager_module]
     from torch._export.converter import TS2EPConverter  # it ends in torch.export.export  #[!eager_module]
     scripted = torch.jit.load(io.BytesIO(CASE_MODULE))  #[!module]
     inputs = [inputs[i] for i in [__FORWARD_INPUTS__]]  # the graph inputs forward takes  #[!module]

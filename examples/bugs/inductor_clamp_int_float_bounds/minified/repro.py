@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # [inductor] aten::clamp returns wrong values under torch.compile with Inductor
 # Made by tsrepro 0.1.0 (libtorch 2.6.0, AMD EPYC); expected failure: accuracy (accuracy:float32).
-# Command: /tsrepro/build/tsrepro minify /tmp/b43/inductor_clamp_int_float_bounds/case --backend inductor -o /tmp/b43/inductor_clamp_int_float_bounds/out -j 2 --json
+# Seen with torch 2.6.0+debian, Python 3.13.5, gcc version 14.2.0.
+# Command: /tsrepro/sweep-bin/tsrepro minify /tmp/rebug/inductor_clamp_int_float_bounds/case --backend inductor -o /tmp/rebug/inductor_clamp_int_float_bounds/out --json
 # Its nodes came from: aten::clamp at /tsrepro/src/examples/bugs/inductor_clamp_int_float_bounds/make_case.py:38 (bias, node 8)
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import signal
@@ -10,9 +11,10 @@ import sys
 import torch
 
 
-class Repro(torch.nn.Module):  # the minified graph: its state as attributes, its forward as code
-    def forward(self, argument_1: torch.Tensor) -> torch.Tensor:
-        return torch.ops.aten.clamp(argument_1, -2.5, 2.5)
+class Repro(torch.nn.Module):  # the minified graph as plain PyTorch: its state as attributes, its forward as code
+    def forward(self, argument):
+        clamp = torch.ops.aten.clamp.default(argument, -2.5, 2.5)
+        return clamp
 
 
 INPUTS = [
@@ -33,16 +35,15 @@ def leaves(v):  # flattened: lists and tuples in order, a dict as each key (sort
     return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple, dict)) else [i])]
 
 
-def reference(inputs, fp64=False):  # eager: TorchScript's interpreter, without optimization passes
-    m = torch.jit.script(Repro().to("cpu", torch.float64 if fp64 else None))
-    with torch.jit.optimized_execution(False):  # a fresh function of forward's graph, run as it is
-        return torch._C._create_function_from_graph("forward", m.graph)(m, *inputs)
+def reference(inputs, fp64=False):  # eager
+    # Repro as plain PyTorch (tsrepro checked it against TorchScript's interpreter)
+    return Repro().to("cpu", torch.float64 if fp64 else None)(*inputs)
 
 
-def backend(inputs, fp64=False):  # inductor: torch.compile of torch.export's program of the case (PyTorch's TorchScript converter)
-    from torch._export.converter import TS2EPConverter  # it ends in torch.export.export
-    scripted = torch.jit.script(Repro().to("cpu"))
-    module = TS2EPConverter(scripted, tuple(fresh(inputs))).convert().module()
+def backend(inputs, fp64=False):  # inductor
+    # torch.compile(Repro()) with Inductor
+    import torch._inductor.config  # PyTorch 2: on 1.x an ImportError, this cannot run here (exit 2)
+    module = Repro().to("cpu")
     with torch._inductor.config.patch({}):
         compiled = torch.compile(module, backend="inductor")
         state = {k: v.clone() for k, v in module.state_dict().items()}
@@ -85,7 +86,7 @@ if __name__ == "__main__":
     ref = None
     try:
         ref = leaves([reference(fresh(INPUTS))])  # the reference runs first: it is healthy
-        signal.alarm(300)  # tsrepro counts a slower backend as hung: SIGALRM ends it
+        signal.alarm(2100)  # tsrepro counts a slower backend as hung: SIGALRM ends it
         res = leaves([backend(fresh(INPUTS))])  # a crash is left to happen
     except Exception as error:  # in the reference, or a backend this PyTorch lacks: cannot run here (exit 2)
         print("%s raised %s: %s" % ("reference" if ref is None else "backend", type(error).__name__, error))

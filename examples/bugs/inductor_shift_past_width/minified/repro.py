@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # [inductor] aten::bitwise_right_shift + aten::__and__ + aten::to return wrong values under torch.compile with Inductor
 # Made by tsrepro 0.1.0 (libtorch 2.6.0, AMD EPYC); expected failure: accuracy (accuracy:float32).
-# Command: /tsrepro/build/tsrepro minify /tmp/b43/inductor_shift_past_width/case --backend inductor -o /tmp/b43/inductor_shift_past_width/out -j 2 --json
+# Seen with torch 2.6.0+debian, Python 3.13.5, gcc version 14.2.0.
+# Command: /tsrepro/sweep-bin/tsrepro minify /tmp/rebug/inductor_shift_past_width/case --backend inductor -o /tmp/rebug/inductor_shift_past_width/out --json
 # Its nodes came from: aten::bitwise_right_shift at /tsrepro/src/examples/bugs/inductor_shift_past_width/make_case.py:37 (bytes, node 1); aten::__and__ at /tsrepro/src/examples/bugs/inductor_shift_past_width/make_case.py:37 (bytes, node 2); aten::to at /tsrepro/src/examples/bugs/inductor_shift_past_width/make_case.py:38 (bytes, node 3)
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import signal
@@ -10,18 +11,20 @@ import sys
 import torch
 
 
-class Repro(torch.nn.Module):  # the minified graph: its state as attributes, its forward as code
+class Repro(torch.nn.Module):  # the minified graph as plain PyTorch: its state as attributes, its forward as code
     def __init__(self):
         super().__init__()
         self.register_buffer("bytes_shifts", torch.tensor([0, 8, 16, 24, 32, 40, 48, 56, 64], dtype=torch.int64))
 
-    def forward(self, argument_1: torch.Tensor) -> torch.Tensor:
-        _0 = torch.ops.aten.bitwise_right_shift(argument_1, self.bytes_shifts)
-        return torch.ops.aten.to(torch.ops.aten.__and__(_0, 255), 6)
+    def forward(self, argument):
+        bitwise_right_shift = torch.ops.aten.bitwise_right_shift.Tensor(argument, self.bytes_shifts)
+        __and__ = torch.ops.aten.__and__.Scalar(bitwise_right_shift, 255)
+        to = torch.ops.aten.to.dtype(__and__, torch.float32)
+        return to
 
 
 INPUTS = [
-    torch.tensor([[81985529216486895], [977]], dtype=torch.int64),
+    torch.tensor([[81985529216486895], [977], [1099511627781], [12345678901]], dtype=torch.int64),
 ]
 
 
@@ -38,16 +41,15 @@ def leaves(v):  # flattened: lists and tuples in order, a dict as each key (sort
     return [x for i in v for x in (leaves(i) if isinstance(i, (list, tuple, dict)) else [i])]
 
 
-def reference(inputs, fp64=False):  # eager: TorchScript's interpreter, without optimization passes
-    m = torch.jit.script(Repro().to("cpu", torch.float64 if fp64 else None))
-    with torch.jit.optimized_execution(False):  # a fresh function of forward's graph, run as it is
-        return torch._C._create_function_from_graph("forward", m.graph)(m, *inputs)
+def reference(inputs, fp64=False):  # eager
+    # Repro as plain PyTorch (tsrepro checked it against TorchScript's interpreter)
+    return Repro().to("cpu", torch.float64 if fp64 else None)(*inputs)
 
 
-def backend(inputs, fp64=False):  # inductor: torch.compile of torch.export's program of the case (PyTorch's TorchScript converter)
-    from torch._export.converter import TS2EPConverter  # it ends in torch.export.export
-    scripted = torch.jit.script(Repro().to("cpu"))
-    module = TS2EPConverter(scripted, tuple(fresh(inputs))).convert().module()
+def backend(inputs, fp64=False):  # inductor
+    # torch.compile(Repro()) with Inductor
+    import torch._inductor.config  # PyTorch 2: on 1.x an ImportError, this cannot run here (exit 2)
+    module = Repro().to("cpu")
     with torch._inductor.config.patch({}):
         compiled = torch.compile(module, backend="inductor")
         state = {k: v.clone() for k, v in module.state_dict().items()}
@@ -90,7 +92,7 @@ if __name__ == "__main__":
     ref = None
     try:
         ref = leaves([reference(fresh(INPUTS))])  # the reference runs first: it is healthy
-        signal.alarm(300)  # tsrepro counts a slower backend as hung: SIGALRM ends it
+        signal.alarm(2100)  # tsrepro counts a slower backend as hung: SIGALRM ends it
         res = leaves([backend(fresh(INPUTS))])  # a crash is left to happen
     except Exception as error:  # in the reference, or a backend this PyTorch lacks: cannot run here (exit 2)
         print("%s raised %s: %s" % ("reference" if ref is None else "backend", type(error).__name__, error))
