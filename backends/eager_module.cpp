@@ -522,8 +522,7 @@ class EagerPrinter {
       const Value* input = node.inputs()[i];
       const c10::Argument* argument =
           schema && i < schema->arguments().size() && !schema->is_vararg() ? &schema->arguments()[i] : nullptr;
-      const c10::optional<c10::IValue> constant =
-          input->node()->kind() == c10::prim::Constant ? torch::jit::toIValue(input) : c10::nullopt;
+      const c10::optional<c10::IValue> constant = constant_value(input);
       texts.push_back(compares_dtype && constant && constant->isInt() ? dtype_literal(constant->toInt())
                                                                       : use(input, argument));
     }
@@ -767,15 +766,19 @@ class EagerPrinter {
     if (out_.tellp() == start) line(indent) << "pass\n";
   }
 
+  // The value of a prim::Constant; nothing for any other value (toIValue also reads a few
+  // constructed lists, which the printer writes as the nodes that build them).
+  static c10::optional<c10::IValue> constant_value(const Value* value) {
+    return value->node()->kind() == c10::prim::Constant ? torch::jit::toIValue(value) : c10::nullopt;
+  }
+
   static bool is_true_constant(const Value* value) {
-    const c10::optional<c10::IValue> v =
-        value->node()->kind() == c10::prim::Constant ? torch::jit::toIValue(value) : c10::optional<c10::IValue>();
+    const c10::optional<c10::IValue> v = constant_value(value);
     return v && v->isBool() && v->toBool();
   }
 
   static bool is_max_trip_count(const Value* value) {
-    const c10::optional<c10::IValue> v =
-        value->node()->kind() == c10::prim::Constant ? torch::jit::toIValue(value) : c10::optional<c10::IValue>();
+    const c10::optional<c10::IValue> v = constant_value(value);
     return v && v->isInt() && v->toInt() == std::numeric_limits<int64_t>::max();
   }
 

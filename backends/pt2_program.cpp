@@ -128,6 +128,13 @@ CompileServer& compile_server() {
   return server;
 }
 
+// What a compile's answer tells the worker beyond success: aoti's package file, and inductor's
+// account of what Dynamo captured. One place for both ways in (a saved model, a case).
+void take_answer(const json& answer, Pt2Compilation& compilation) {
+  compilation.package = answer.value("package", std::string());
+  compilation.captured = answer.value("captured", std::string());
+}
+
 // An answer that says the request failed, as the exception Python raised: a RouteFailure where
 // the route failed (unless the backend judges its route itself).
 const json& checked(const json& answer, bool route_is_the_subject = true) {
@@ -275,8 +282,7 @@ Pt2Compilation compile_saved_model(const std::string& backend, const BackendOpti
                                                     {"options", options_json(options)},
                                                     {"libraries", libraries_json()},
                                                     {"seed", kRunSeed}}));
-  compilation.package = answer.value("package", std::string());
-  compilation.captured = answer.value("captured", std::string());
+  take_answer(answer, compilation);
   // Read by the compile only, and as large as the model's weights.
   remove_tree((dir / "case_module.pt").string());
   remove_tree((dir / "sample_inputs.pt").string());
@@ -392,8 +398,7 @@ Pt2Compilation Pt2Case::compile() {
                   {"options", options_json(options_)},
                   {"seed", kRunSeed}});
   const json answer = checked(compile_server().ask(request), route_is_the_subject_);
-  compilation.package = answer.value("package", std::string());
-  compilation.captured = answer.value("captured", std::string());
+  take_answer(answer, compilation);
   // Read by the compile only, and as large as the model's weights: a minify compiles hundreds.
   for (const char* name : {"model.py", "state.pt", "case_module.pt", "sample_inputs.pt"})
     remove_tree((dir / name).string());
