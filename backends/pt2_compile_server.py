@@ -4,7 +4,8 @@
 # by one of two routes, and hands it to the backend's compile():
 #   module:    the case's eager module form (backends/eager_module.h: `class Repro(nn.Module)`, its
 #              forward plain Python with torch.ops calls), instantiated with the case's state; its
-#              ExportedProgram is torch.export.export(Repro(), args, strict=False). This is how a
+#              ExportedProgram is torch.export.export(Repro(), args, strict=False) (draft_export
+#              with the option export=draft). This is how a
 #              model written in Python reaches PyTorch 2, with no TorchScript on the way.
 #   converter: the case's torch::jit::Module archive through PyTorch's own TorchScript converter
 #              (torch._export.converter.TS2EPConverter, which ends in torch.export.export); the
@@ -97,20 +98,36 @@ class ModuleRoute:
             else:
                 setattr(self.model, name, value)
         self.model.eval()  # forward reads the case's own training flags, never self.training
+        self.options = {}  # the compile's, set when it takes the route
         self._exported = None
 
     def module(self):
         return self.model
 
     def exported(self):
-        import torch
-
         if self._exported is None:
             try:
-                self._exported = torch.export.export(self.model, tuple(self.args), strict=False)
+                self._exported = self.export(self.model, tuple(self.args))
             except Exception as error:
                 raise RouteFailure(error)
         return self._exported
+
+    def export(self, model, args):
+        # The options' export (backends/pt2_program.h): torch.export.export(strict=False), or
+        # draft_export, which decides each data-dependent guard by the inputs' real values and
+        # writes it into the program as a runtime check; its module is then exported again, so that
+        # the compiler gets a program as torch.export.export makes it. (draft_export's own program
+        # keeps the real tensors it propagated, and its fake mode propagates them: Inductor's
+        # re-trace then fails where the inputs make a tensor empty that the fake one is not.)
+        import torch
+
+        if self.options.get("export") != "draft":
+            return torch.export.export(model, args, strict=False)
+        from torch.export._draft_export import draft_export
+
+        draft = draft_export(model, args)
+        draft = draft[0] if isinstance(draft, tuple) else draft  # 2.6: (program, report)
+        return torch.export.export(draft.module(), args, strict=False)
 
 
 class ConverterRoute:
@@ -189,6 +206,7 @@ class Server:
         if route is None:
             route = ROUTES[request.get("route", "converter")](request, args)
         route.args = args
+        route.options = request.get("options", {})
         return route
 
     def eager(self, request):

@@ -140,8 +140,13 @@ void take_answer(const json& answer, Pt2Compilation& compilation) {
 const json& checked(const json& answer, bool route_is_the_subject = true) {
   if (!answer.value("ok", false)) {
     const std::string type = answer.value("type", std::string("Exception"));
-    const std::string message = answer.value("message", std::string());
-    if (answer.value("stage", std::string()) == "route" && !route_is_the_subject) throw RouteFailure(type, message);
+    std::string message = answer.value("message", std::string());
+    const bool route = answer.value("stage", std::string()) == "route";
+    // After the message's first line, which the signature keeps: how to get past it.
+    if (route && type.find("GuardOnDataDependentSymNode") != std::string::npos)
+      message += "\n\ntsrepro: torch.export stopped at a data-dependent guard; on the module route, --backend-opt "
+                 "export=draft exports with the inputs' real values deciding it (torch.export's draft_export)";
+    if (route && !route_is_the_subject) throw RouteFailure(type, message);
     throw ForeignError(type, message);
   }
   return answer;
@@ -260,6 +265,19 @@ Pt2Route pt2_route(const BackendOptions& options, Pt2Route fallback) {
   const std::string chosen = option_choice(options, "route", {"module", "converter"},
                                            fallback == Pt2Route::Module ? "module" : "converter");
   return chosen == "module" ? Pt2Route::Module : Pt2Route::Converter;
+}
+
+bool pt2_draft_export(const BackendOptions& options, Pt2Route route) {
+  const bool draft = option_choice(options, "export", {"default", "draft"}, "default") == "draft";
+  if (draft && route == Pt2Route::Converter)
+    throw UserError("--backend-opt export=draft: draft_export takes the module route's model; with route=converter "
+                    "the TorchScript converter makes the program itself");
+  return draft;
+}
+
+BackendOptions with_export_option(BackendOptions server_options, const BackendOptions& options, Pt2Route route) {
+  if (pt2_draft_export(options, route)) server_options["export"] = "draft";
+  return server_options;
 }
 
 Pt2Compilation compile_saved_model(const std::string& backend, const BackendOptions& options,

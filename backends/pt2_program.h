@@ -39,6 +39,22 @@ enum class Pt2Route { Module, Converter };
 // The route `options` ask for ("route"), or `fallback`; throws UserError for another word.
 Pt2Route pt2_route(const BackendOptions& options, Pt2Route fallback);
 
+// How the module route makes torch.export's program (aoti, and export with route=module), the
+// option `export`:
+//   default  torch.export.export(strict=False);
+//   draft    torch.export's draft_export: where a data-dependent guard (a box count, a sequence
+//            length: GuardOnDataDependentSymNode) stops export, it decides the guard by the inputs'
+//            real values and writes it into the program as a runtime check; that program's module
+//            is exported again (backends/pt2_compile_server.py says why). The program then holds
+//            for inputs like the case's, which is what a verdict on the case's inputs needs; it is
+//            PyTorch's own way past those guards.
+// Whether `options` ask for draft; throws UserError for another word, or for draft on the
+// converter route (the converter makes its program itself).
+bool pt2_draft_export(const BackendOptions& options, Pt2Route route);
+
+// `server_options` with the export choice of `options` added, as the compile server reads it.
+BackendOptions with_export_option(BackendOptions server_options, const BackendOptions& options, Pt2Route route);
+
 // A case compiled by the server.
 struct Pt2Compilation {
   std::string key;      // the server's name for it

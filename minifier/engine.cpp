@@ -244,7 +244,8 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
     if (!options.keep_route_failure && oracle.expected().signature.rfind(route_failure, 0) == 0)
       throw UserError("the case fails on its way into " + options.run.backend + ", before its compiler runs (" +
                       oracle.expected().signature + "): that failure is the route's (torch.export's tracing or " +
-                      "the TorchScript converter), not the compiler's; add --keep-route-failure to minify it");
+                      "the TorchScript converter), not the compiler's; add --keep-route-failure to minify it (`tsrepro " +
+                      "run` shows the whole message, and a way past a data-dependent guard)");
   }
   state.expected = oracle.expected();
   if (!options.outcomes_file.empty())

@@ -151,6 +151,33 @@ TEST_F(Pt2Backends, TheModuleRouteTakesWhatTheConverterRefuses) {
   EXPECT_EQ(packaged.stdout_json().value("phase", ""), "route") << packaged.out;
   EXPECT_NE(packaged.stdout_json().value("signature", "").find("GuardOnDataDependentSymNode"), std::string::npos)
       << packaged.out;
+  EXPECT_NE(packaged.stdout_json().value("message", "").find("--backend-opt export=draft"), std::string::npos)
+      << packaged.out;
+}
+
+// export=draft: torch.export's draft_export decides the data-dependent guard by the input's value,
+// so data_branch reaches AOTInductor; repro.py makes the program the same way, and reproduces.
+TEST_F(Pt2Backends, DraftExportTakesADataDependentBranchIntoAotiAndItsReproDoesToo) {
+  if (!pytorch2_build()) GTEST_SKIP() << "libtorch 1.13: no torch.export";
+  const Result converter = tsrepro(
+      {"run", case_dir("data_branch"), "--backend", "aoti", "--backend-opt", "route=converter", "--backend-opt",
+       "export=draft"});
+  EXPECT_EQ(converter.exit_code, 2) << converter.describe();
+  EXPECT_EQ(line_count(converter.err), 1u) << converter.describe();
+  // The relu side, broken at compile time by PyTorch's own test hook: AOTInductor's failure, now
+  // that the way in is open.
+  const std::string copy = tmp("data_branch_draft");
+  fs::copy(case_dir("data_branch"), copy, fs::copy_options::recursive);
+  const Result r = tsrepro({"run", copy, "--backend", "aoti", "--backend-opt", "export=draft", "--backend-opt",
+                            "config=cpp.inject_relu_bug_TESTING_ONLY='compile_error'", "--json", "--save-repro"},
+                           {"", 300});
+  ASSERT_EQ(r.exit_code, 1) << r.describe();
+  EXPECT_EQ(r.stdout_json().value("phase", ""), "compile") << r.out;
+  const std::string repro = read_text(copy + "/repro.py");
+  EXPECT_NE(repro.find("draft_export(Repro()"), std::string::npos) << repro;
+  EXPECT_EQ(repro.find("torch.jit"), std::string::npos) << repro;
+  const Result ran = run_cmd(kPython, {copy + "/repro.py"}, {"", 300});
+  EXPECT_EQ(ran.exit_code, 1) << ran.describe();
 }
 
 // On the converter route the converter's refusal is the route's failure, not Inductor's: phase

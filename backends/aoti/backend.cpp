@@ -2,8 +2,8 @@
 // program of the case (the compile server, backends/aoti/compile.py: of the eager module form, or
 // with route=converter the TorchScript converter's program: backends/pt2_program.h), then the
 // package loaded and run here, in the worker, by torch::inductor::AOTIModelPackageLoader. Options:
-// route, config=KEY=VALUE[;...] and freezing=0|1 (torch._inductor.config, as for inductor:
-// backends/inductor/options.h).
+// route, export=default|draft (backends/pt2_program.h), config=KEY=VALUE[;...] and freezing=0|1
+// (torch._inductor.config, as for inductor: backends/inductor/options.h).
 
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/version.h>
@@ -166,8 +166,10 @@ class AotiBackend : public Pt2Backend {
 
 std::unique_ptr<Backend> make_aoti_backend(const std::string&, const BackendOptions& options) {
   require_pytorch2("aoti");
-  return std::make_unique<AotiBackend>("aoti", InductorOptions::from(options).server_options(),
-                                       pt2_route(options, Pt2Route::Module), /*route_is_the_subject=*/false);
+  const Pt2Route route = pt2_route(options, Pt2Route::Module);
+  return std::make_unique<AotiBackend>("aoti",
+                                       with_export_option(InductorOptions::from(options).server_options(), options, route),
+                                       route, /*route_is_the_subject=*/false);
 }
 
 }  // namespace tsrepro

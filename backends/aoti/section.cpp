@@ -15,6 +15,9 @@ SectionParts aoti_section(const SectionRequest& request) {
   SectionParts parts;
   parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
   parts.values["CONFIG"] = o.config_dict(request.dialect.string_literal);
+  // the module route's torch.export call, as the compile server made it (backends/pt2_program.h)
+  if (request.eager_module)
+    parts.flags.insert(pt2_draft_export(request.options, Pt2Route::Module) ? flag::draft_export : flag::plain_export);
   // repro.cpp: <fstream> to look for the package, <cstdlib> for std::exit(2) (the loader's header
   // is in repro_head.cpp.in)
   parts.program_flags.insert({flag::files, flag::abort});

@@ -6,6 +6,10 @@ def __ROLE__(__PARAMETERS__):  # export
     inputs = [inputs[i] for i in [__FORWARD_INPUTS__]]  # the graph inputs forward takes  #[!module]
     scripted = torch.jit.script(Repro().to(__DEVICE__))  #[scripted]
     program = TS2EPConverter(scripted, tuple(fresh(inputs))).convert()  #[!eager_module]
-    program = torch.export.export(Repro().to(__DEVICE__), tuple(fresh(inputs)), strict=False)  #[eager_module]
+    program = torch.export.export(Repro().to(__DEVICE__), tuple(fresh(inputs)), strict=False)  #[plain_export]
+    from torch.export._draft_export import draft_export  # the inputs' real values decide data-dependent guards  #[draft_export]
+    program = draft_export(Repro().to(__DEVICE__), tuple(fresh(inputs)))  #[draft_export]
+    program = program[0] if isinstance(program, tuple) else program  # 2.6 returns (program, report)  #[draft_export]
+    program = torch.export.export(program.module(), tuple(fresh(inputs)), strict=False)  # its runtime checks decide the guards  #[draft_export]
     torch.manual_seed(RUN_SEED)  #[random]
     return program.module()(*inputs)

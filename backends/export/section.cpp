@@ -11,6 +11,9 @@ namespace {
 SectionParts export_section(const SectionRequest& request) {
   SectionParts parts;
   parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
+  // the module route's torch.export call, as the compile server made it (backends/pt2_program.h)
+  if (request.eager_module)
+    parts.flags.insert(pt2_draft_export(request.options, Pt2Route::Module) ? flag::draft_export : flag::plain_export);
   parts.program_flags.insert(flag::abort);  // repro.cpp: <cstdlib>, for its std::exit(2)
   return parts;
 }
