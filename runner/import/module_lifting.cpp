@@ -26,6 +26,41 @@ using torch::jit::Node;
 using torch::jit::Value;
 using ObjectPtr = c10::intrusive_ptr<c10::ivalue::Object>;
 
+// `callee` at `call`, from the graph its source gave: torch::jit::Inline (and inlineCallTo's
+// default) inline a callee's optimized_graph(), which libtorch has already run through
+// preoptimizeGraph (peephole, constant propagation). There a method's `(x > 0) * 1` arrives as
+// the bool tensor itself (the peephole takes `x * 1` for x on a tensor of unknown dtype), and
+// the case would compute other dtypes than the model, which torch.jit.load runs as written.
+void inline_as_written(Node* call, torch::jit::GraphFunction* callee) {
+  if (call->kind() == c10::prim::CallFunction) call->removeInput(0);  // the function constant
+  torch::jit::inlineCallTo(call, callee, callee->graph().get());
+}
+
+// Every call in `block` whose callee is known from its type (functions, methods of classes)
+// inlined as written, once; true where one was. The bodies inlined may call further: the caller
+// repeats until none is left.
+bool inline_known_calls_once(Block* block) {
+  bool inlined = false;
+  for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+    Node* node = *it++;  // before inlining destroys it
+    if (node->kind() == c10::prim::CallFunction || node->kind() == c10::prim::CallMethod) {
+      if (torch::jit::GraphFunction* callee = torch::jit::tryToGraphFunction(node)) {
+        inline_as_written(node, callee);
+        inlined = true;
+      }
+      continue;
+    }
+    for (Block* inner : node->blocks()) inlined |= inline_known_calls_once(inner);
+  }
+  return inlined;
+}
+
+// torch::jit::Inline, with each callee's graph as written (inline_as_written says why).
+void inline_calls_as_written(Graph& graph) {
+  while (inline_known_calls_once(graph.block())) {
+  }
+}
+
 // "self.layer1.conv.weight" -> "layer1_conv_weight": a name parseIR accepts as a value name.
 std::string input_name_for_path(const std::string& path) {
   std::string name = path.rfind("self.", 0) == 0 ? path.substr(5) : path;
@@ -105,10 +140,10 @@ class ModuleLifter {
         torch::jit::Function* method = (*object)->type()->findMethod(call->s(c10::attr::name));
         torch::jit::GraphFunction* body = method ? torch::jit::tryToGraphFunction(*method) : nullptr;
         if (!body) continue;
-        torch::jit::inlineCallTo(call, body);
+        inline_as_written(call, body);
         inlined = true;
       }
-      if (inlined) torch::jit::Inline(*graph_);  // the calls inside the bodies just inlined
+      if (inlined) inline_calls_as_written(*graph_);  // the calls inside the bodies just inlined
     }
   }
 
@@ -142,7 +177,7 @@ class ModuleLifter {
       exit->destroy();
       inlined = true;
     }
-    if (inlined) torch::jit::Inline(*graph_);
+    if (inlined) inline_calls_as_written(*graph_);
   }
 
   // How runner/import/attribute_state.cpp sees this module: attributes of objects known from %self.
@@ -330,7 +365,7 @@ LiftedGraph lift_module_method(const torch::jit::Module& module, const std::stri
   auto method = module.find_method(method_name);
   if (!method) throw UserError(origin + ": the module has no method '" + method_name + "'");
   auto graph = method->graph()->copy();
-  torch::jit::Inline(*graph);
+  inline_calls_as_written(*graph);
   return ModuleLifter(module, graph, origin).lift();
 }
 
