@@ -48,5 +48,41 @@ TEST(ImportFidelity, GeneratedModulesAreJudgedAsTheModelIs) {
   }
 }
 
+// A method's graph is inlined as written (issue 53): its optimized graph has been through
+// libtorch's peephole, which drops the `* 1` of `(x > 0) * 1` and returns bool where the model,
+// run unoptimized by torch.jit.load, returns int64.
+TEST(ImportFidelity, AMethodIsInlinedAsWrittenNotAsOptimized) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir tmp;
+  const Result made = run_cmd(kPython, {source_path("tests/fixtures/fidelity/method_bool_mul.py"), tmp / "m"});
+  ASSERT_EQ(made.exit_code, 0) << made.describe();
+  const Result r = tsrepro({"import", tmp / "m/method_bool_mul.pt", "--inputs", tmp / "m/method_bool_mul.inputs.pt",
+                            "-o", tmp / "case", "--verify", "eager"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  EXPECT_NE(r.out.find("verify eager: the case is judged as the model is: pass"), std::string::npos) << r.out;
+  EXPECT_NE(read_text(tmp / "case/graph.ir").find("aten::mul"), std::string::npos) << read_text(tmp / "case/graph.ir");
+}
+
+// A traced Python float is a number again (issue 53): eager and every stock backend give float32 for
+// int8 + 1.5 and bool * -2.0, and so does the case's reference, so no backend is judged wrong.
+TEST(ImportFidelity, ATracedPythonFloatMeansWhatEagerMeans) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir tmp;
+  const Result made = run_cmd(kPython, {source_path("tests/fixtures/fidelity/traced_python_numbers.py"), tmp / "m"});
+  ASSERT_EQ(made.exit_code, 0) << made.describe();
+  for (const std::string name : {"int8_add_float", "bool_mul_float"}) {
+    const Result r = tsrepro({"import", tmp / ("m/" + name + ".pt"), "--inputs", tmp / ("m/" + name + ".inputs.pt"),
+                              "-o", tmp / name, "--verify", kVerifiedBackends});
+    ASSERT_EQ(r.exit_code, 0) << name << ": " << r.describe();
+    for (const char* backend : {"eager", "jit", "nnc", "ofi"})
+      EXPECT_NE(r.out.find("verify " + std::string(backend) + ": the case is judged as the model is: pass"),
+                std::string::npos)
+          << name << ": " << r.out;
+    // The number is a Scalar argument of the op, as the trace had it, not a tensor input.
+    EXPECT_NE(read_text(tmp / (name + "/graph.ir")).find("float = prim::Constant"), std::string::npos)
+        << read_text(tmp / (name + "/graph.ir"));
+  }
+}
+
 }  // namespace
 }  // namespace tsrepro_test

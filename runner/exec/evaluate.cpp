@@ -16,6 +16,7 @@
 #include "runner/case/constant_inputs.h"
 #include "runner/formats/torch_save_reader.h"
 #include "runner/formats/torch_save_writer.h"
+#include "runner/graph/saved_python_numbers.h"
 #include "runner/graph/written_inputs.h"
 #include "tsrepro/error.h"
 #include "tsrepro/foreign_error.h"
@@ -477,7 +478,12 @@ Verdict Evaluator::evaluate_module(const EvalRequest& request, std::vector<c10::
   // Each side loads the model anew, as a program of its own would: sides that shared one
   // compilation unit would share its compiled functions (freezing a module whose functions ran
   // unoptimized once fails: "Couldn't find method: 'forward' on class ...Inner").
-  auto load = [&] { return torch::jit::load(request.module_path, device); };
+  // Its traced Python floats flagged again, as eager has them (runner/graph/saved_python_numbers.h).
+  auto load = [&] {
+    torch::jit::Module module = torch::jit::load(request.module_path, device);
+    flag_saved_python_numbers(module);
+    return module;
+  };
   // forward's arguments: the inputs that were not lifted out of the module.
   std::vector<c10::IValue> arguments;
   for (size_t i = 0; i < loaded.size() && i < request.specs.size(); ++i)

@@ -18,12 +18,14 @@
 #include "runner/case/inputs.h"
 #include "runner/formats/ir_limits.h"
 #include "runner/graph/nested_nodes.h"
+#include "runner/graph/saved_python_numbers.h"
 #include "runner/formats/sound_values.h"
 #include "runner/formats/zip_records.h"
 #include "runner/import/ir_representable.h"
 #include "runner/import/module_lifting.h"
 #include "runner/import/tensor_constants.h"
 #include "runner/import/verify.h"
+#include "runner/import/wrapped_numbers.h"
 #include "runner/worker/worker_client.h"
 #include "tsrepro/compare.h"
 #include "tsrepro/error.h"
@@ -59,6 +61,8 @@ struct ImportedGraph {
 ImportedGraph graph_of_loaded_module(const torch::jit::Module& module, const std::string& method_name,
                                      const std::string& origin) {
   LiftedGraph lifted = lift_module_method(module, method_name, origin);
+  // A trace's Python floats as eager has them: Scalar arguments where the op has such an overload.
+  if (flag_saved_python_numbers(*lifted.graph) > 0) write_wrapped_numbers_as_scalars(*lifted.graph);
   make_ir_representable(*lifted.graph, origin);
   ImportedGraph imported{lifted.graph, std::move(lifted.lifted), {}};
   const auto& arguments = module.get_method(method_name).function().getSchema().arguments();

@@ -10,9 +10,9 @@
 // aten::mul(Tensor, Tensor)). ATen's Scalar overloads wrap the number exactly as the flag did, so
 // values and dtypes are the program's. A use without such an overload keeps the tensor.
 //
-// Import does not do this: torch.jit.save drops the flag, and a loaded model's own runs promote
-// the unflagged tensor (its unoptimized run gives float64 above, its optimized one float32, after
-// CanonicalizeOps): the case keeps the constant as the model has it (runner/case/constant_inputs.h).
+// Import does this too, once it has flagged again the constants a trace made of Python floats,
+// whose flag torch.jit.save dropped (runner/graph/saved_python_numbers.h): the case's reference
+// then gives what eager gives (float32 above), as the saved model's own runs do with the same flags.
 
 #include <cstddef>
 
