@@ -258,6 +258,7 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
     const size_t nodes_at_start = count_compute_nodes(*state.graph);
     for (const PassEntry* pass : passes) {
       ctx.begin_pass(pass->name);
+      const size_t queries_before = oracle.stats().queries;
       bool pass_changed = false;
       try {
         pass_changed = pass->run(ctx);
@@ -267,7 +268,8 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
         // state was checked), and the other passes go on.
         spdlog::warn("pass {}: stopped: {}", pass->name, one_line_error(e.what()));
       }
-      spdlog::info("pass {}: {}", pass->name, pass_changed ? "changed the graph" : "no change");
+      spdlog::info("pass {}: {} ({} queries)", pass->name, pass_changed ? "changed the graph" : "no change",
+                   oracle.stats().queries - queries_before);
       changed |= pass_changed;
     }
     // Another round where this one removed nodes. One that changed only inputs, outputs or shapes
@@ -276,8 +278,12 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
     // made removable (its success starts a round).
     if (changed && count_compute_nodes(*state.graph) < nodes_at_start) continue;
     ctx.begin_pass("one-minimal-check");
+    const size_t queries_before = oracle.stats().queries;
     try {
-      if (!single_node_cuts_pass(ctx)) {
+      const bool cut = single_node_cuts_pass(ctx);
+      spdlog::info("one-minimal-check: {} ({} queries)", cut ? "cut a node" : "1-minimal",
+                   oracle.stats().queries - queries_before);
+      if (!cut) {
         result.one_minimal = true;
         break;
       }

@@ -8,8 +8,12 @@
 // search spends most of its queries on large prefixes when the culprit sits late in a real
 // model (every query a whole resnet or convnext). Here a query costs the half it runs, so a
 // whole search costs about twice the graph's work wherever the culprit sits, in about log2(N)
-// queries. The side that failed last round is asked first (culprits near an end are found in
-// one query per round); with -j 2 both halves run at once.
+// queries. The side that failed last round is asked first; where it does not fail, the other
+// half is taken to (the window fails, so with one culprit that half holds it) without asking,
+// though never twice in a row, so most rounds cost one query; a window reached that way is
+// asked once at the end. Where
+// that answer is no (the failure needs nodes of both halves), the search goes back to the last
+// window known to fail and asks about both halves each round.
 //
 // When neither half fails alone (two culprits, one in each, or a failure that needs both
 // halves together), the search stops at the window it has; truncate-suffix and cut-ranges go on
@@ -68,27 +72,68 @@ bool bisect_window_pass(PassContext& ctx) {
   if (left_to_the_one_minimal_check(n)) return false;
   const ReferenceValues* refs = ctx.reference_values_of_state();
   if (!refs) return false;
-  size_t lo = 0, hi = n - 1;  // the window: the whole state is known to fail
-  std::optional<Case> best;
-  bool upper_first = false;  // ask first for the half that failed last round
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    const std::pair<size_t, size_t> lower{lo, mid}, upper{mid + 1, hi};
-    const std::vector<std::pair<size_t, size_t>> halves =
-        upper_first ? std::vector{upper, lower} : std::vector{lower, upper};
-    auto found = ctx.first_interesting_lazily(
-        halves.size(), [&](size_t i) {
-          std::optional<Case> made = window(ctx.state(), halves[i].first, halves[i].second, *refs);
-          spdlog::debug("bisect-window: nodes [{}, {}] of {}: a candidate of {} nodes", halves[i].first,
-                        halves[i].second, n, made ? cuttable_nodes(*made->graph).size() : 0);
-          return made;
-        });
-    if (!found) break;  // neither half fails alone: the window stays as it is
-    std::tie(lo, hi) = halves[found->first];
-    upper_first = halves[found->first] == upper;
-    best = std::move(found->second);
+  using Window = std::pair<size_t, size_t>;  // cuttable nodes [first, last]
+  auto make = [&](const Window& w) {
+    std::optional<Case> made;
+    try {
+      made = window(ctx.state(), w.first, w.second, *refs);
+    } catch (const std::exception& e) {  // an edit libtorch refuses: no candidate, as the engine has it
+      spdlog::debug("bisect-window: nodes [{}, {}]: no candidate: {}", w.first, w.second, e.what());
+    }
+    spdlog::debug("bisect-window: nodes [{}, {}] of {}: a candidate of {} nodes", w.first, w.second, n,
+                  made ? cuttable_nodes(*made->graph).size() : 0);
+    return made;
+  };
+  Window known{0, n - 1};           // the last window known to fail: the whole state at first
+  std::optional<Case> known_case;   // its candidate (none for the whole state)
+  bool upper_first = false;         // ask first for the half that failed last round
+  // First with inference, then (where an inference proved wrong) asking about both halves.
+  for (const bool infer : {true, false}) {
+    Window w = known;
+    bool inferred = false;  // w is taken to fail, not yet known to
+    while (w.first < w.second) {
+      const size_t mid = w.first + (w.second - w.first) / 2;
+      const Window lower{w.first, mid}, upper{mid + 1, w.second};
+      const std::vector<Window> halves = upper_first ? std::vector{upper, lower} : std::vector{lower, upper};
+      std::optional<Case> first;
+      if (infer) {
+        first = make(halves[0]);
+        if (first && ctx.is_interesting(*first)) {
+          w = known = halves[0];
+          known_case = std::move(first);
+          inferred = false;
+          continue;
+        }
+        // w fails and this half does not: one culprit is in the other half. Not twice in a row:
+        // a failure that needs nodes of both halves would be followed down to one node unasked.
+        if (first && !inferred) {
+          w = halves[1];
+          upper_first = w == upper;
+          inferred = true;
+          continue;
+        }
+      }
+      // Both halves asked (the first, where inference asked it already, from the cache).
+      auto found = ctx.first_interesting_lazily(halves.size(), [&](size_t i) { return i == 0 && first ? first : make(halves[i]); });
+      if (!found) break;  // neither half fails alone: the window stays as it is
+      w = known = halves[found->first];
+      upper_first = w == upper;
+      known_case = std::move(found->second);
+      inferred = false;
+    }
+    if (!inferred) break;
+    // The window reached by inference, asked once: one query where each round asked one.
+    std::optional<Case> reached = make(w);
+    if (reached && ctx.is_interesting(*reached)) {
+      known_case = std::move(reached);
+      break;
+    }
+    // An inference was wrong (a failure that needs nodes of both halves): from the last window
+    // known to fail, both halves are asked each round.
+    spdlog::debug("bisect-window: nodes [{}, {}] do not fail alone; asking both halves from [{}, {}]", w.first,
+                  w.second, known.first, known.second);
   }
-  return best && ctx.try_candidate(std::move(best));
+  return known_case && ctx.try_candidate(std::move(known_case));
 }
 
 }  // namespace tsrepro
