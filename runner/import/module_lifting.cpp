@@ -9,6 +9,7 @@
 #include <torch/script.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/passes/constant_propagation.h>
 #include <torch/csrc/jit/passes/inliner.h>
 
 #include "runner/import/attribute_state.h"
@@ -26,40 +27,45 @@ using torch::jit::Node;
 using torch::jit::Value;
 using ObjectPtr = c10::intrusive_ptr<c10::ivalue::Object>;
 
-// `callee` at `call`, from the graph its source gave: torch::jit::Inline (and inlineCallTo's
+// Calls inlined from each callee's graph as written. torch::jit::Inline (and inlineCallTo's
 // default) inline a callee's optimized_graph(), which libtorch has already run through
-// preoptimizeGraph (peephole, constant propagation). There a method's `(x > 0) * 1` arrives as
-// the bool tensor itself (the peephole takes `x * 1` for x on a tensor of unknown dtype), and
-// the case would compute other dtypes than the model, which torch.jit.load runs as written.
-void inline_as_written(Node* call, torch::jit::GraphFunction* callee) {
-  if (call->kind() == c10::prim::CallFunction) call->removeInput(0);  // the function constant
-  torch::jit::inlineCallTo(call, callee, callee->graph().get());
-}
-
-// Every call in `block` whose callee is known from its type (functions, methods of classes)
-// inlined as written, once; true where one was. The bodies inlined may call further: the caller
-// repeats until none is left.
-bool inline_known_calls_once(Block* block) {
-  bool inlined = false;
-  for (auto it = block->nodes().begin(); it != block->nodes().end();) {
-    Node* node = *it++;  // before inlining destroys it
-    if (node->kind() == c10::prim::CallFunction || node->kind() == c10::prim::CallMethod) {
-      if (torch::jit::GraphFunction* callee = torch::jit::tryToGraphFunction(node)) {
-        inline_as_written(node, callee);
-        inlined = true;
+// preoptimizeGraph (peephole, constant propagation): there a method's `(x > 0) * 1` arrives as
+// the bool tensor itself (the peephole takes `x * 1` for x on a tensor of unknown dtype), and the
+// case would compute other dtypes than the model, which torch.jit.load runs as written. As Inline
+// does, a callee is inlined whole: its own calls first (each callee once, kept here), so that the
+// call stacks come out as Inline's (inlineCallTo gives the nodes it inserts the stack of the
+// callee, not that of the call they replace: a call inlined from an inlined body would lose the
+// frames above it, and with them the module path).
+class WrittenInliner {
+ public:
+  // Every call in `block` whose callee is known from its type (functions, methods of classes).
+  void inline_calls(Block* block) {
+    for (auto it = block->nodes().begin(); it != block->nodes().end();) {
+      Node* node = *it++;  // before inlining destroys it
+      if (node->kind() == c10::prim::CallFunction || node->kind() == c10::prim::CallMethod) {
+        if (torch::jit::GraphFunction* callee = torch::jit::tryToGraphFunction(node)) {
+          inline_call(node, callee);
+          continue;
+        }
       }
-      continue;
+      for (Block* inner : node->blocks()) inline_calls(inner);
     }
-    for (Block* inner : node->blocks()) inlined |= inline_known_calls_once(inner);
   }
-  return inlined;
-}
 
-// torch::jit::Inline, with each callee's graph as written (inline_as_written says why).
-void inline_calls_as_written(Graph& graph) {
-  while (inline_known_calls_once(graph.block())) {
+  // `callee`, its own calls inlined, in place of `call`.
+  void inline_call(Node* call, torch::jit::GraphFunction* callee) {
+    std::shared_ptr<Graph>& body = bodies_[callee];
+    if (!body) {
+      body = callee->graph()->copy();
+      inline_calls(body->block());
+    }
+    if (call->kind() == c10::prim::CallFunction) call->removeInput(0);  // the function constant
+    torch::jit::inlineCallTo(call, callee, body.get());
   }
-}
+
+ private:
+  std::unordered_map<torch::jit::GraphFunction*, std::shared_ptr<Graph>> bodies_;
+};
 
 // "self.layer1.conv.weight" -> "layer1_conv_weight": a name parseIR accepts as a value name.
 std::string input_name_for_path(const std::string& path) {
@@ -140,10 +146,9 @@ class ModuleLifter {
         torch::jit::Function* method = (*object)->type()->findMethod(call->s(c10::attr::name));
         torch::jit::GraphFunction* body = method ? torch::jit::tryToGraphFunction(*method) : nullptr;
         if (!body) continue;
-        inline_as_written(call, body);
+        inliner_.inline_call(call, body);
         inlined = true;
       }
-      if (inlined) inline_calls_as_written(*graph_);  // the calls inside the bodies just inlined
     }
   }
 
@@ -177,7 +182,7 @@ class ModuleLifter {
       exit->destroy();
       inlined = true;
     }
-    if (inlined) inline_calls_as_written(*graph_);
+    if (inlined) inliner_.inline_calls(graph_->block());
   }
 
   // How runner/import/attribute_state.cpp sees this module: attributes of objects known from %self.
@@ -307,6 +312,7 @@ class ModuleLifter {
 
   ObjectPtr module_;
   std::shared_ptr<Graph> graph_;
+  WrittenInliner inliner_;  // the bodies of interface calls and `with` objects' methods
   Value* self_;
   std::string origin_;
   std::unordered_map<const c10::TensorImpl*, Value*> inputs_by_impl_;
@@ -365,7 +371,12 @@ LiftedGraph lift_module_method(const torch::jit::Module& module, const std::stri
   auto method = module.find_method(method_name);
   if (!method) throw UserError(origin + ": the module has no method '" + method_name + "'");
   auto graph = method->graph()->copy();
-  inline_calls_as_written(*graph);
+  WrittenInliner().inline_calls(graph->block());
+  // What the callees' arguments decide once inlined (F.relu's `if inplace:` on a constant False):
+  // the part of libtorch's preoptimization that cannot change what is computed, since it only
+  // folds values no tensor holds. The peephole, which can, is what WrittenInliner leaves out. The
+  // printed module form needs it too: libtorch's frontend drops an `if False:` it compiles.
+  torch::jit::ConstantPropagationImmutableTypes(graph);
   return ModuleLifter(module, graph, origin).lift();
 }
 
