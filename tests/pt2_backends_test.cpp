@@ -141,8 +141,9 @@ TEST_F(Pt2Backends, TheModuleRouteTakesWhatTheConverterRefuses) {
     EXPECT_EQ(compiled.exit_code, 0) << name << ": " << compiled.describe();
     EXPECT_EQ(compiled.stdout_json().value("status", ""), "pass") << name << ": " << compiled.out;
   }
-  // constructs returns (tensor, tensor, int): the package's flat tensors are compared in the shape
-  // of the module's own outputs (issue 52: AOTI judges container outputs).
+  // constructs returns (tensor, int, tensor): the package's flat outputs, the int among them as a
+  // 0-dim tensor, are compared in the shape of the module's own outputs (issue 52: AOTI judges
+  // container outputs; an int that took no place shifted every tensor after it).
   const Result containers = tsrepro({"run", case_dir("constructs"), "--backend", "aoti", "--json"}, {"", 300});
   EXPECT_EQ(containers.exit_code, 0) << containers.describe();
   EXPECT_EQ(containers.stdout_json().value("status", ""), "pass") << containers.out;

@@ -66,16 +66,23 @@ std::vector<c10::TypePtr> package_output_types(const std::vector<c10::TypePtr>& 
   return types;
 }
 
-// The package's flat tensors in the shape of `shape`, the module form's own outputs run eagerly:
-// tuples, lists and dicts walked in torch.export's pytree order, each tensor leaf the package's
-// next tensor (None where the package returned an undefined one: a wrong result the comparison
-// judges). Other leaves (ints, None) are constants of the program's output spec, which the loader
-// does not return: they are the eager run's, which agreed with the reference.
+// The package's flat outputs in the shape of `shape`, the module form's own outputs run eagerly:
+// tuples, lists and dicts walked in torch.export's pytree order, one returned entry per leaf. A
+// tensor leaf is the package's tensor (None where it returned an undefined one: a wrong result the
+// comparison judges). Another leaf (an int, a float, a bool, None) is a constant of the program's
+// output spec, which the loader returns as a 0-dim tensor (None as an undefined one): its value is
+// the export's, so the eager run's, which agreed with the reference.
 c10::IValue refilled(const c10::IValue& shape, const std::vector<at::Tensor>& flat, size_t& next) {
+  const bool leaf = !(shape.isTuple() || shape.isList() || shape.isGenericDict());
+  if (leaf && next >= flat.size())
+    throw std::runtime_error("the AOTInductor package returned fewer outputs than the case has");
   if (shape.isTensor()) {
-    if (next >= flat.size()) throw std::runtime_error("the AOTInductor package returned fewer tensors than the case");
     const at::Tensor& returned = flat[next++];
     return returned.defined() ? c10::IValue(returned) : c10::IValue();
+  }
+  if (leaf) {
+    ++next;
+    return shape;
   }
   if (shape.isTuple()) {
     std::vector<c10::IValue> elements;
@@ -112,6 +119,9 @@ class PackageProgram : public PreparedGraph {
     size_t next = 0;
     if (output_shape_) {
       for (const c10::IValue& shape : *output_shape_) outputs.push_back(refilled(shape, returned, next));
+      if (next != returned.size())
+        throw std::runtime_error("the AOTInductor package returned " + std::to_string(returned.size()) +
+                                 " outputs where the case has " + std::to_string(next));
       return outputs;
     }
     for (const c10::TypePtr& type : output_types_) outputs.push_back(unflattened(type, returned, next));
