@@ -9,7 +9,10 @@
 #include <torch/script.h>
 #include <torch/csrc/jit/api/function_impl.h>
 #include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/passes/constant_pooling.h>
 #include <torch/csrc/jit/passes/constant_propagation.h>
+#include <torch/csrc/jit/passes/peephole_dict_idioms.h>
+#include <torch/csrc/jit/passes/peephole_list_idioms.h>
 #include <torch/csrc/jit/passes/inliner.h>
 
 #include "runner/import/attribute_state.h"
@@ -38,6 +41,45 @@ using ObjectPtr = c10::intrusive_ptr<c10::ivalue::Object>;
 // frames above it, and with them the module path).
 class WrittenInliner {
  public:
+  // What libtorch's preoptimizeGraph does to a callee before Inline takes it, less the rewrites
+  // of tensor ops: PeepholeOptimize's alias-sensitive rules (`x * 1` is x, `x + 0` is x, whatever
+  // x's dtype) are the ones that change results. The rest (None checks of values that cannot be
+  // None, list and dict idioms, the constant folding of values no tensor holds) changes nothing
+  // computed, and keeps the graph the profiling executor runs what stock's is (the corpus test
+  // compares them op by op).
+  // `x is None` and `x is not None` where x's type decides it (PeepholeOptimizeNonTensor's rule;
+  // libtorch 1.13 does not export that pass): None is None, and a value whose type holds no None
+  // is not.
+  static void fold_none_checks(Block* block) {
+    const auto may_be_none = [](const Value* v) {
+      const c10::TypeKind kind = v->type()->kind();
+      return kind == c10::TypeKind::NoneType || kind == c10::TypeKind::OptionalType || kind == c10::TypeKind::AnyType ||
+             kind == c10::TypeKind::UnionType;
+    };
+    for (Node* node : block->nodes()) {
+      for (Block* inner : node->blocks()) fold_none_checks(inner);
+      const bool is = node->kind() == c10::aten::__is__;
+      if ((!is && node->kind() != c10::aten::__isnot__) || node->inputs().size() != 2) continue;
+      const Value* a = node->input(0);
+      const Value* b = node->input(1);
+      const bool a_none = a->type()->kind() == c10::TypeKind::NoneType;
+      const bool b_none = b->type()->kind() == c10::TypeKind::NoneType;
+      std::optional<bool> same;
+      if (a_none && b_none) same = true;
+      else if ((a_none && !may_be_none(b)) || (b_none && !may_be_none(a))) same = false;
+      if (!same) continue;
+      torch::jit::WithInsertPoint here(node);
+      node->output()->replaceAllUsesWith(node->owningGraph()->insertConstant(is ? *same : !*same));
+    }
+  }
+  static void preoptimize_without_tensor_rewrites(std::shared_ptr<Graph>& graph) {
+    fold_none_checks(graph->block());
+    torch::jit::PeepholeOptimizeListIdioms(graph);
+    torch::jit::PeepholeOptimizeDictIdioms(graph);
+    torch::jit::ConstantPropagationImmutableTypes(graph);
+    torch::jit::ConstantPooling(graph);
+  }
+
   // Every call in `block` whose callee is known from its type (functions, methods of classes).
   void inline_calls(Block* block) {
     for (auto it = block->nodes().begin(); it != block->nodes().end();) {
@@ -58,6 +100,7 @@ class WrittenInliner {
     if (!body) {
       body = callee->graph()->copy();
       inline_calls(body->block());
+      preoptimize_without_tensor_rewrites(body);
     }
     if (call->kind() == c10::prim::CallFunction) call->removeInput(0);  // the function constant
     torch::jit::inlineCallTo(call, callee, body.get());
@@ -372,10 +415,9 @@ LiftedGraph lift_module_method(const torch::jit::Module& module, const std::stri
   if (!method) throw UserError(origin + ": the module has no method '" + method_name + "'");
   auto graph = method->graph()->copy();
   WrittenInliner().inline_calls(graph->block());
-  // What the callees' arguments decide once inlined (F.relu's `if inplace:` on a constant False):
-  // the part of libtorch's preoptimization that cannot change what is computed, since it only
-  // folds values no tensor holds. The peephole, which can, is what WrittenInliner leaves out. The
-  // printed module form needs it too: libtorch's frontend drops an `if False:` it compiles.
+  // What the callees' arguments decide once inlined (F.relu's `if inplace:` on a constant False),
+  // folded as a callee's own are. The printed module form needs it too: libtorch's frontend drops
+  // an `if False:` it compiles.
   torch::jit::ConstantPropagationImmutableTypes(graph);
   return ModuleLifter(module, graph, origin).lift();
 }
