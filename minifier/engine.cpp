@@ -253,10 +253,11 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
   observer.on_start(state, result.original_verdict);
 
   PassContext ctx(oracle, state, observer, result.steps, offload.path());
-  for (;;) {
+  // Runs the passes of `stage` once each, in table order; true when one changed the state.
+  const auto run_stage = [&](PassStage stage) {
     bool changed = false;
-    const size_t nodes_at_start = count_compute_nodes(*state.graph);
     for (const PassEntry* pass : passes) {
+      if (pass->stage != stage) continue;
       ctx.begin_pass(pass->name);
       const size_t queries_before = oracle.stats().queries;
       bool pass_changed = false;
@@ -272,25 +273,39 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
                    oracle.stats().queries - queries_before);
       changed |= pass_changed;
     }
+    return changed;
+  };
+  bool cleaned = false;  // the cleanup passes ran on these nodes
+  for (;;) {
+    const size_t nodes_at_start = count_compute_nodes(*state.graph);
     // Another round where this one removed nodes. One that changed only inputs, outputs or shapes
     // goes to the 1-minimality check instead: the node passes would ask again, under another
     // compile each, what they just asked, and the check's single cuts find what those changes
     // made removable (its success starts a round).
-    if (changed && count_compute_nodes(*state.graph) < nodes_at_start) continue;
+    if (run_stage(PassStage::nodes) && count_compute_nodes(*state.graph) < nodes_at_start) continue;
     ctx.begin_pass("one-minimal-check");
     const size_t queries_before = oracle.stats().queries;
+    bool cut = false, checked = true;
     try {
-      const bool cut = single_node_cuts_pass(ctx);
+      cut = single_node_cuts_pass(ctx);
       spdlog::info("one-minimal-check: {} ({} queries)", cut ? "cut a node" : "1-minimal",
                    oracle.stats().queries - queries_before);
-      if (!cut) {
-        result.one_minimal = true;
-        break;
-      }
     } catch (const std::exception& e) {
       spdlog::warn("the 1-minimal check could not finish: {}", one_line_error(e.what()));
-      break;  // one_minimal stays false: the summary says so
+      checked = false;  // one_minimal stays false: the summary says so
     }
+    if (cut) {
+      cleaned = false;
+      continue;
+    }
+    // No single node goes (or that cannot be told): the cleanup passes, once; where they change
+    // the state (an input folded may let a node go), the rounds and the check run again on it.
+    if (!cleaned && run_stage(PassStage::cleanup)) {
+      cleaned = true;
+      continue;
+    }
+    result.one_minimal = checked;
+    break;
   }
   result.minimized = state;
   result.minimized.expected = oracle.expected();

@@ -107,8 +107,12 @@ class PassContext {
 
 using PassFunction = bool (*)(PassContext&);  // true when it changed the state
 
+// When the engine runs a pass (minifier/passes/passes.def says which is which, and why).
+enum class PassStage { nodes, cleanup };
+
 struct PassEntry {
   std::string name;
+  PassStage stage;
   std::string description;
   PassFunction run;
 };
@@ -117,7 +121,7 @@ struct PassEntry {
 const std::vector<PassEntry>& pass_table();
 
 // The passes, one file each under minifier/passes/, declared from the table.
-#define TSREPRO_PASS(function, name, description) bool function(PassContext& ctx);
+#define TSREPRO_PASS(function, name, stage, description) bool function(PassContext& ctx);
 #include "minifier/passes/passes.def"
 #undef TSREPRO_PASS
 

@@ -6,7 +6,7 @@ namespace tsrepro {
 
 const std::vector<PassEntry>& pass_table() {
   static const std::vector<PassEntry> table = {
-#define TSREPRO_PASS(function, name, description) {name, description, function},
+#define TSREPRO_PASS(function, name, stage, description) {name, PassStage::stage, description, function},
 #include "minifier/passes/passes.def"
 #undef TSREPRO_PASS
   };
