@@ -115,11 +115,12 @@ TEST(CliImportModule, AModelThatFailsOnItsInputsBecomesACaseThatFailsLikeIt) {
 }
 
 // The Python numbers tracing records as 0-dim tensor constants (`s * 2.5`): torch.jit.save drops
-// their wrapped-number mark, so the loaded model's own unoptimized run promotes float32 * float64
-// to float64 while its optimized run (CanonicalizeOps) gives float32. The case keeps the constant
-// as the model holds it, and every backend sees it as a constant again: the case fails under jit
-// exactly as the model does (import --verify says the two agree), where it used to pass.
-TEST(CliImportModule, ATracedPythonNumberIsJudgedAsTheLoadedModelJudgesIt) {
+// their wrapped-number mark, so the loaded model's bare unoptimized run promotes float32 * float64
+// to float64 where eager and its optimized run give float32. Import and the saved model's runs
+// mark them again (issue 53: the reference means what eager means), and import writes the number
+// as a Scalar argument: the case passes under jit as the model does, and no tensor constant is
+// left to lift.
+TEST(CliImportModule, ATracedPythonNumberIsJudgedAsEagerJudgesIt) {
   REQUIRE_SYSTEM_TORCH();
   TempDir tmp;
   const std::string model = tmp / "traced.pt", inputs = tmp / "traced.inputs.pt";
@@ -138,15 +139,14 @@ TEST(CliImportModule, ATracedPythonNumberIsJudgedAsTheLoadedModelJudgesIt) {
   args.insert(args.end(), {"--verify", "eager,jit"});
   const Result imported = tsrepro(args);
   ASSERT_EQ(imported.exit_code, 0) << imported.describe();
-  EXPECT_NE(imported.out.find("verify jit: the case is judged as the model is: accuracy"), std::string::npos)
+  EXPECT_NE(imported.out.find("verify jit: the case is judged as the model is: pass"), std::string::npos)
       << imported.describe();
   const json c = read_case_json(tmp / "case");
   bool constant = false;
   for (const json& input : c["inputs"]) constant |= input.value("lifted_from", "") == "constant";
-  EXPECT_TRUE(constant) << c.dump(1);
+  EXPECT_FALSE(constant) << c.dump(1);
   const Result r = tsrepro({"run", tmp / "case", "--backend", "jit", "--json"});
-  const json v = expect_verdict(r, 1, "accuracy");
-  EXPECT_EQ(v.value("signature", ""), "accuracy:float64") << r.describe();
+  expect_verdict(r, 0, "pass");
 }
 
 // Import runs no optimization pass over the model: `(x > 0) * 1` stays a multiplication, whose
