@@ -423,7 +423,9 @@ TEST_P(MinifyCliRealBug, MinifiesAndEveryReproducerReproducesWithStockPytorch) {
   const json s = expect_minified(r);
   ASSERT_EQ(r.exit_code, 0);
   EXPECT_EQ(s.value("kind", ""), bug.kind);
-  EXPECT_LT(s.value("final_nodes", 999), s.value("original_nodes", 0) / 4) << s.dump();
+  // A quarter of the model at most; a bug of two ops (dict + _set_item) in a model import now keeps
+  // at 8 nodes (callees preoptimized as libtorch does) ends at those two.
+  EXPECT_LE(s.value("final_nodes", 999), std::max(2, s.value("original_nodes", 0) / 4)) << s.dump();
   EXPECT_TRUE(s.value("one_minimal", false));
   std::cout << bug.name << ": " << s.dump() << "\n";
 
