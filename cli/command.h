@@ -54,4 +54,16 @@ inline std::vector<std::unique_ptr<Command>> all_commands() {
 // --load-library on every command that loads or runs graphs (repeatable; TSREPRO_LOAD_LIBRARY too).
 void add_load_library_flag(CLI::App& cmd, std::vector<std::string>& libraries);
 
+// A command's result as one JSON object: `--json` prints it on stdout, `--json-file FILE` writes it
+// to FILE (atomically: FILE is whole or absent), which is how a sweep's jobs hand their result to the
+// sweep (sweep/job.h) whatever else the command prints. `what` completes "print ... as one JSON object".
+struct JsonResultFlags {
+  bool print = false;
+  std::string file;
+  bool wanted() const { return print || !file.empty(); }
+  // Prints and/or writes `result` as the flags ask.
+  void give(const std::string& result_json) const;
+};
+void add_json_result_flags(CLI::App& cmd, JsonResultFlags& flags, const std::string& what);
+
 }  // namespace tsrepro::cli

@@ -3,9 +3,11 @@
 #include "cli/evaluation_flags.h"
 
 #include <charconv>
+#include <iostream>
 #include <sstream>
 
 #include "cli/command.h"
+#include "runner/file_util.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/error.h"
 
@@ -150,6 +152,16 @@ void add_load_library_flag(CLI::App& cmd, std::vector<std::string>& libraries) {
   cmd.add_option("--load-library", libraries,
                  "a library of custom operators (torch.ops.load_library), e.g. torchvision's _C.so; repeatable, "
                  "or TSREPRO_LOAD_LIBRARY=PATH[:PATH...]");
+}
+
+void add_json_result_flags(CLI::App& cmd, JsonResultFlags& flags, const std::string& what) {
+  cmd.add_flag("--json", flags.print, "print " + what + " as one JSON object");
+  cmd.add_option("--json-file", flags.file, "write " + what + " as one JSON object to this file (atomically)");
+}
+
+void JsonResultFlags::give(const std::string& result_json) const {
+  if (!file.empty()) write_file_atomically(file, result_json + "\n");
+  if (print) std::cout << result_json << "\n";
 }
 
 }  // namespace tsrepro::cli

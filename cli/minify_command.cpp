@@ -38,7 +38,7 @@ struct MinifyCliOptions : EvaluationCliOptions {
   bool skip_sanity = false;
   bool keep_route_failure = false;
   bool offload = false;
-  bool json = false;
+  JsonResultFlags json;
   bool list_passes = false;
 };
 
@@ -218,10 +218,8 @@ ExpectedFailure failure_without_sanity_run(const Case& c, const MinifyCliOptions
 
 void print_not_failing(const NotFailingError& e, const MinifyCliOptions& o, const RunSpec& run) {
   const Verdict& v = e.verdict;
-  if (o.json) {
-    nlohmann::json j = {{"status", "not_failing"}, {"message", e.what()}, {"verdict", verdict_to_json(v)}};
-    std::cout << j.dump() << "\n";
-  }
+  if (o.json.wanted())
+    o.json.give(nlohmann::json{{"status", "not_failing"}, {"message", e.what()}, {"verdict", verdict_to_json(v)}}.dump());
   std::cerr << "tsrepro: nothing to minify: " << e.what() << "\n"
             << "  ran:     " << run.ref << " vs " << run.backend << " on " << run.device << " (timeout "
             << run.timeout_seconds << " s)\n"
@@ -364,7 +362,7 @@ int minify_command(const MinifyCliOptions& o, const std::string& command_line) {
   if (start.values) options.inputs_file = (checkpoint ? *checkpoint : o.case_dir) + "/inputs.pt";
   options.outcomes_file = out_dir + "/outcomes.tsv";
   CheckpointWriter writer(out_dir, repro_settings_for(options, command_line));
-  ConsoleObserver console(o.json ? std::cerr : std::cout, earlier, checkpoint.has_value());
+  ConsoleObserver console(o.json.print ? std::cerr : std::cout, earlier, checkpoint.has_value());
   CheckpointingObserver observer(writer, console, earlier, checkpoint.has_value(), original, o.case_dir);
   // A run that created OUT and fails before its first checkpoint leaves nothing behind; one
   // that accepted a checkpoint keeps it, whatever stops it later.
@@ -393,10 +391,8 @@ int minify_command(const MinifyCliOptions& o, const std::string& command_line) {
   const std::string repro_dir = writer.write_final(stamped(result.minimized, earlier, result.stats));
   const nlohmann::json summary = summary_json(result, earlier, repro_dir);
   write_file_atomically(out_dir + "/summary.json", summary.dump(2) + "\n");
-  if (o.json)
-    std::cout << summary.dump() << "\n";
-  else
-    print_summary(summary, out_dir);
+  o.json.give(summary.dump());
+  if (!o.json.print) print_summary(summary, out_dir);
   return 0;
 }
 
@@ -428,7 +424,7 @@ class MinifyCommand : public Command {
     cmd->add_flag(
         "--offload", o_.offload,
         "keep the reference values the cutting passes feed in on disk (a temporary directory), not in memory");
-    cmd->add_flag("--json", o_.json, "print the summary as one JSON object");
+    add_json_result_flags(*cmd, o_.json, "the summary");
     cmd->add_flag("--list-passes", o_.list_passes, "list the reduction passes and exit");
     add_load_library_flag(*cmd, invocation.libraries);
     return cmd;

@@ -21,7 +21,7 @@ namespace {
 
 struct RunOptions : EvaluationCliOptions {
   bool explain_backend = false;
-  bool json = false;
+  JsonResultFlags json;
   bool save_repro = false;
 };
 
@@ -92,7 +92,7 @@ int run_command(const RunOptions& o, const std::string& command_line) {
   const int exit_code = exit_code_for(series, request.run);
   std::string repro_py;
   if (o.save_repro && exit_code == 1) repro_py = save_repro(c, series, request.run, o, command_line);
-  if (o.json) {
+  if (o.json.wanted()) {
     nlohmann::json j = verdict_to_json(series.verdict);
     j["runs"] = series.runs;
     j["failed_runs"] = series.failed_runs;
@@ -101,8 +101,9 @@ int run_command(const RunOptions& o, const std::string& command_line) {
     j["backend"] = run.backend;
     j["ref"] = run.ref;
     if (!repro_py.empty()) j["repro_py"] = repro_py;
-    std::cout << j.dump() << "\n";
-  } else {
+    o.json.give(j.dump());
+  }
+  if (!o.json.print) {
     print_verdict(series, o, run);
     if (!repro_py.empty()) std::cout << "repro:     /usr/bin/python3 " << repro_py << "\n";
   }
@@ -118,7 +119,7 @@ class RunCommand : public Command {
     flags.case_dir->required();
     add_load_library_flag(*cmd, invocation.libraries);
     cmd->add_flag("--explain-backend", options_.explain_backend, "print the optimized graph the backend executed");
-    cmd->add_flag("--json", options_.json, "print the verdict as one JSON object");
+    add_json_result_flags(*cmd, options_.json, "the verdict");
     cmd->add_flag("--save-repro", options_.save_repro,
                   "on failure, record it in CASE/case.json and write repro.py, repro.cpp, CMakeLists.txt into CASE");
     return cmd;

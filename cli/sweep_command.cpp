@@ -6,6 +6,7 @@
 
 #include "cli/command.h"
 #include "runner/word_lists.h"
+#include "sweep/executor.h"
 #include "sweep/job.h"
 #include "sweep/sweep.h"
 #include "tsrepro/backend.h"
@@ -28,15 +29,15 @@ class SweepCommand : public Command {
         ->required();
     cmd->add_option("--backends", backends_, "comma-separated backends to run every model under")
         ->capture_default_str();
-    cmd->add_option("--executor", options_.executor, "where jobs run: local (-j at once) or slurm (sbatch --array)")
+    std::string executors;
+    for (const ExecutorEntry& e : executor_table()) executors += "\n  " + e.name + ": " + e.description;
+    cmd->add_option("--executor", options_.executor, "where jobs run:" + executors)
         ->capture_default_str()
-        ->check(CLI::IsMember({"local", "slurm"}));
-    cmd->add_option("-j,--jobs", options_.jobs, "local executor: jobs at once")
-        ->capture_default_str()
+        ->check(CLI::IsMember(executor_names()));
+    cmd->add_option("--executor-opt", options_.executor_settings,
+                    "KEY=VALUE: a setting of the executor (repeatable; each executor says which it takes)");
+    cmd->add_option("-j,--jobs", jobs_, "the local executor's jobs at once (--executor-opt jobs=N)")
         ->check(CLI::PositiveNumber);
-    cmd->add_option("--partition", options_.slurm.partition, "slurm executor: the partition (sbatch --partition)");
-    cmd->add_option("--time-limit", options_.slurm.time_limit, "slurm executor: time per job (sbatch --time)");
-    cmd->add_option("--sbatch-arg", options_.slurm.extra_args, "slurm executor: one more sbatch flag (repeatable)");
     cmd->add_option("--repeat", options_.repeat, "runs of every failure again, for its rate (flaky failures)")
         ->capture_default_str()
         ->check(CLI::PositiveNumber);
@@ -53,6 +54,7 @@ class SweepCommand : public Command {
     options_.backends = comma_separated(backends_);
     if (options_.backends.empty()) throw UserError("--backends: no backend given");
     for (const std::string& backend : options_.backends) make_backend(backend, {});  // unknown: UserError naming it
+    if (jobs_ > 0) options_.executor_settings.insert(options_.executor_settings.begin(), "jobs=" + std::to_string(jobs_));
     options_.tsrepro = fs::read_symlink("/proc/self/exe").string();
     run_sweep(options_);
     return 0;
@@ -61,6 +63,7 @@ class SweepCommand : public Command {
  private:
   SweepOptions options_;
   std::string backends_ = kDefaultSweepBackends;
+  int jobs_ = 0;  // -j: 0 where not given
 };
 
 class SweepJobCommand : public Command {

@@ -58,5 +58,18 @@ set(TSREPRO_ROOM_sweep_USES writers case formats graph file_util process)
 set(TSREPRO_ROOM_cli_FILES cli/*)
 set(TSREPRO_ROOM_cli_USES sweep writers minifier explain import worker exec backends case formats graph file_util process)
 set(TSREPRO_ROOM_capture_FILES capture/*)
-# capture links libtorch alone and compiles the few runner files it needs itself (CMakeLists.txt).
 set(TSREPRO_ROOM_capture_USES import backends case formats graph file_util process)
+# The capture proper (libtsrepro_capture_torch.so) is loaded into a program that has its own
+# libtorch and knows nothing of tsrepro: it links libtorch alone, not the rooms' static libraries
+# (built without -fPIC, to share one precompiled header), and compiles the files it needs from
+# other rooms itself. They are listed here by room; CMakeLists.txt takes them from this table and
+# fails where a file is not in the room it is listed under. The one writers' file is the torch-free
+# implementation of the public include/tsrepro/after_settings.h.
+set(TSREPRO_CAPTURE_BORROWS_process process/child_process.cpp)
+set(TSREPRO_CAPTURE_BORROWS_file_util runner/file_util.cpp)
+set(TSREPRO_CAPTURE_BORROWS_formats runner/formats/ir_comment_text.cpp runner/formats/printable_constants.cpp)
+set(TSREPRO_CAPTURE_BORROWS_graph runner/graph/literal_nodes.cpp runner/graph/ivalue_tensors.cpp)
+set(TSREPRO_CAPTURE_BORROWS_case runner/case/node_origin.cpp runner/case/ir_text.cpp)
+set(TSREPRO_CAPTURE_BORROWS_import runner/import/tensor_constants.cpp runner/import/wrapped_numbers.cpp)
+set(TSREPRO_CAPTURE_BORROWS_backends backends/program_options.cpp backends/nnc/program_options.cpp)
+set(TSREPRO_CAPTURE_BORROWS_writers repro/after/settings.cpp)

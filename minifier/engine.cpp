@@ -101,25 +101,26 @@ std::optional<Verdict> PassContext::verdict_of(const Case& candidate) {
   return oracle_.verdict_of(candidate);
 }
 
-std::optional<ReferenceValues> PassContext::reference_values_for_cuts(const Case& c) const {
+std::optional<ReferenceValues> PassContext::reference_values_of(const Case& c) const {
   try {
-    return reference_values(c);
+    return offload_dir_.empty()
+               ? compute_reference_values(c, std::filesystem::temp_directory_path(), kReferenceValuesMemoryBudget)
+               : compute_reference_values(c, offload_dir_, 0);
   } catch (const std::exception& e) {
-    spdlog::debug("no reference values for cuts: {}", e.what());
+    spdlog::debug("no reference values: {}", e.what());
     return std::nullopt;
   }
 }
 
-const ReferenceValues* PassContext::reference_values_of_state() {
+const ReferenceValues* PassContext::state_reference_values() {
   if (state_values_at_step_ != steps_.size()) {
     state_values_.reset();  // the old values' memory first: both may be large
-    state_values_ = reference_values_for_cuts(state_);
+    state_values_ = reference_values_of(state_);
     state_values_at_step_ = steps_.size();
   }
   return state_values_ ? &*state_values_ : nullptr;
 }
 
-bool PassContext::expects_accuracy_failure() const { return oracle_.expected().status == Status::Accuracy; }
 const ExpectedFailure& PassContext::expected_failure() const { return oracle_.expected(); }
 
 void PassContext::accept(Case candidate) {
@@ -131,13 +132,6 @@ void PassContext::accept(Case candidate) {
   step.stats = oracle_.stats();
   steps_.push_back(step);
   observer_.on_accepted(state_, step);
-}
-
-void PassContext::begin_pass(const std::string& name) {
-  pass_ = name;
-  // A pass's values are its own: none held between passes (the engine may set the state itself).
-  state_values_.reset();
-  state_values_at_step_.reset();
 }
 
 bool PassContext::nodes_last_cut_by_this_pass() const {
@@ -252,13 +246,17 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
     oracle.keep_outcomes_in(options.outcomes_file, judging_of(options, oracle.expected()));
   observer.on_start(state, result.original_verdict);
 
-  PassContext ctx(oracle, state, observer, result.steps, offload.path());
+  // One context per pass run: a pass's reference values are its own (the engine may set the
+  // state itself between passes).
+  const auto context_for = [&](const std::string& pass) {
+    return PassContext(oracle, state, observer, result.steps, pass, offload.path());
+  };
   // Runs the passes of `stage` once each, in table order; true when one changed the state.
   const auto run_stage = [&](PassStage stage) {
     bool changed = false;
     for (const PassEntry* pass : passes) {
       if (pass->stage != stage) continue;
-      ctx.begin_pass(pass->name);
+      PassContext ctx = context_for(pass->name);
       const size_t queries_before = oracle.stats().queries;
       bool pass_changed = false;
       try {
@@ -283,7 +281,7 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
     // compile each, what they just asked, and the check's single cuts find what those changes
     // made removable (its success starts a round).
     if (run_stage(PassStage::nodes) && count_compute_nodes(*state.graph) < nodes_at_start) continue;
-    ctx.begin_pass("one-minimal-check");
+    PassContext ctx = context_for("one-minimal-check");
     const size_t queries_before = oracle.stats().queries;
     bool cut = false, checked = true;
     try {

@@ -27,10 +27,17 @@ inline bool left_to_the_one_minimal_check(const Case& state) {
 
 class PassContext {
  public:
-  // `offload_dir`: where reference values go (one file each); empty: they stay in memory.
+  // One run of the pass `pass` (the engine makes one context per run; the name goes into each
+  // accepted step). `offload_dir`: where reference values go (one file each); empty: they stay in
+  // memory.
   PassContext(Oracle& oracle, Case& state, MinifyObserver& observer, std::vector<AcceptedStep>& steps,
-              std::string offload_dir = "")
-      : oracle_(oracle), state_(state), observer_(observer), steps_(steps), offload_dir_(std::move(offload_dir)) {}
+              std::string pass, std::string offload_dir = "")
+      : oracle_(oracle),
+        state_(state),
+        observer_(observer),
+        steps_(steps),
+        pass_(std::move(pass)),
+        offload_dir_(std::move(offload_dir)) {}
 
   const Case& state() const { return state_; }
 
@@ -61,34 +68,28 @@ class PassContext {
   // The verdict itself, for passes that learn from it (counts as a query; not cached). nullopt
   // when the interest rule does not judge by verdicts (--test).
   std::optional<Verdict> verdict_of(const Case& candidate);
-  bool expects_accuracy_failure() const;
+  // The failure the minify keeps (its status, phase and signature).
   const ExpectedFailure& expected_failure() const;
-  // The reference run's value of every top-level value of `c`: all on disk with --offload, else
-  // in memory up to kReferenceValuesMemoryBudget and the rest on disk. Throws if the reference
-  // cannot run the graph with its values exposed.
-  ReferenceValues reference_values(const Case& c) const {
-    return offload_dir_.empty()
-               ? compute_reference_values(c, std::filesystem::temp_directory_path(), kReferenceValuesMemoryBudget)
-               : compute_reference_values(c, offload_dir_, 0);
-  }
-  // The same for the cutting passes, which have nothing to cut with when the reference cannot
-  // expose the graph's values: nullopt then.
-  std::optional<ReferenceValues> reference_values_for_cuts(const Case& c) const;
-  // Those of the state, as the cutting passes need them: computed once per pass and again after
-  // each accepted step. An accepted candidate is numbered afresh (with_copy_numbering), so values
-  // kept under the names of the state before would feed a pass that cuts again (cut-ranges,
-  // cut-nodes) another node's value (a float constant in place of a tensor). nullptr where the
-  // reference cannot expose them; valid until the next call.
-  const ReferenceValues* reference_values_of_state();
-  void accept(Case candidate);
+
+  // The reference values: the reference run's value of every top-level value, all on disk with
+  // --offload, else in memory up to kReferenceValuesMemoryBudget and the rest on disk. nullopt /
+  // nullptr where the reference cannot run the graph with its values exposed (a pass that cuts
+  // has nothing to cut with then).
+  //   - of the state, as the cutting passes need them: computed once per pass run and again after
+  //     each accepted step. An accepted candidate is numbered afresh (with_copy_numbering), so
+  //     values kept under the names of the state before would feed a pass that cuts again
+  //     (cut-ranges, cut-nodes) another node's value. Valid until the next call.
+  const ReferenceValues* state_reference_values();
+  //   - of any other case (a prefix of the state, a candidate): computed each time.
+  std::optional<ReferenceValues> reference_values_of(const Case& c) const;
+
   // Whether the running pass made the state's nodes what they are: the last step that cut nodes
   // was its own (steps since changed inputs, outputs or shapes only). A pass that runs to its own
   // fixpoint has nothing to ask of its own output.
   bool nodes_last_cut_by_this_pass() const;
 
-  void begin_pass(const std::string& name);
-
  private:
+  void accept(Case candidate);
   // The one search behind the above: candidates made in order, tried in windows of -j; with
   // must_shrink, those not strictly smaller than the state are skipped (never run).
   std::optional<std::pair<size_t, Case>> find_first_interesting(size_t count, const CandidateMaker& make,
@@ -98,9 +99,9 @@ class PassContext {
   Case& state_;
   MinifyObserver& observer_;
   std::vector<AcceptedStep>& steps_;
-  std::string pass_;
-  std::string offload_dir_;
-  // reference_values_of_state's values, and the number of accepted steps they were computed at.
+  const std::string pass_;
+  const std::string offload_dir_;
+  // state_reference_values' values, and the number of accepted steps they were computed at.
   std::optional<ReferenceValues> state_values_;
   std::optional<size_t> state_values_at_step_;
 };

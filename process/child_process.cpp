@@ -23,10 +23,11 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The children running now, as kill(2) targets: a pid, or minus the process group a child leads.
-// A child with a group of its own (a --test command under its time limit, an exec'd
-// tsrepro-runner worker) gets no Ctrl-C from the terminal, and no child gets a signal sent to this process alone (a
-// scheduler's SIGTERM), so end_children_on_termination_signals passes it on. Written by the
+// The KillTargets alive now (every running Child, each zygote worker), as kill(2) targets: a pid,
+// or minus the process group it leads. A child with a group of its own (a --test command under
+// its time limit, a runner worker) gets no Ctrl-C from the terminal, and no child gets a signal
+// sent to this process alone (a scheduler's SIGTERM), so end_children_on_termination_signals
+// passes it on. Written by the
 // threads that start and reap children, read by a signal handler: lock-free atomics, no locks.
 constexpr size_t kChildSlots = 256;
 std::atomic<pid_t> running_children[kChildSlots];
@@ -220,7 +221,7 @@ std::string wait_status_text(int wait_status) {
   return "exit status " + std::to_string(WEXITSTATUS(wait_status));
 }
 
-Child::Child(const ChildSpec& spec) : own_group_(spec.own_process_group) {
+Child::Child(const ChildSpec& spec) {
   if (spec.argv.empty()) throw std::runtime_error("no program to run");
   SpawnSetup setup;
   try {
@@ -232,8 +233,8 @@ Child::Child(const ChildSpec& spec) : own_group_(spec.own_process_group) {
     throw;
   }
   if (!spec.working_dir.empty()) posix_spawn_file_actions_addchdir_np(&setup.files, spec.working_dir.c_str());
-  // The child starts with default signal handling and mask, whatever this process set (the
-  // worker client ignores SIGPIPE; an ignored signal would stay ignored across exec).
+  // The child starts with default signal handling and mask, whatever this process set (an
+  // ignored SIGPIPE, say, would stay ignored across exec).
   sigset_t defaults, empty;
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGPIPE);
@@ -241,7 +242,7 @@ Child::Child(const ChildSpec& spec) : own_group_(spec.own_process_group) {
   short flags = POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK;
   posix_spawnattr_setsigdefault(&setup.attributes, &defaults);
   posix_spawnattr_setsigmask(&setup.attributes, &empty);
-  if (own_group_) {
+  if (spec.own_process_group) {
     flags |= POSIX_SPAWN_SETPGROUP;
     posix_spawnattr_setpgroup(&setup.attributes, 0);
   }
@@ -255,13 +256,13 @@ Child::Child(const ChildSpec& spec) : own_group_(spec.own_process_group) {
     release();
     throw std::runtime_error(spec.argv[0] + ": " + std::strerror(failed));
   }
-  remember_child(kill_target());
+  target_ = KillTarget(pid_, spec.own_process_group);
 }
 
 Child::~Child() { release(); }
 
 Child::Child(Child&& other) noexcept
-    : pid_(other.pid_), own_group_(other.own_group_), in_(other.in_), out_(other.out_), err_(other.err_),
+    : pid_(other.pid_), target_(std::move(other.target_)), in_(other.in_), out_(other.out_), err_(other.err_),
       status_(other.status_) {
   other.pid_ = -1;
   other.in_ = other.out_ = other.err_ = -1;
@@ -271,7 +272,7 @@ Child& Child::operator=(Child&& other) noexcept {
   if (this != &other) {
     release();
     pid_ = other.pid_;
-    own_group_ = other.own_group_;
+    target_ = std::move(other.target_);
     in_ = other.in_;
     out_ = other.out_;
     err_ = other.err_;
@@ -307,14 +308,14 @@ std::optional<int> Child::try_wait() {
   while (waited < 0 && errno == EINTR);
   if (waited == pid_) status_ = status;
   if (waited < 0) status_ = -1;  // no child of ours by that pid (reaped elsewhere): gone all the same
-  if (status_) forget_child(kill_target());
+  if (status_) target_.release();
   return status_;
 }
 
 int Child::wait() {
   if (status_ || pid_ <= 0) return status_.value_or(-1);
   status_ = reap(pid_);
-  forget_child(kill_target());
+  target_.release();
   return *status_;
 }
 
@@ -334,8 +335,7 @@ std::optional<int> Child::wait_for(std::chrono::duration<double> limit) {
 
 void Child::kill() {
   if (pid_ <= 0 || status_) return;
-  if (own_group_) ::kill(-pid_, SIGKILL);
-  ::kill(pid_, SIGKILL);
+  target_.kill();
 }
 
 ChildRun run_child(const ChildSpec& spec, std::optional<std::chrono::duration<double>> time_limit,
@@ -368,9 +368,38 @@ ChildRun run_child(const ChildSpec& spec, std::optional<std::chrono::duration<do
   return run;
 }
 
+KillTarget::KillTarget(pid_t pid, bool leads_group) : pid_(pid), leads_group_(leads_group) {
+  if (pid_ > 0) remember_child(leads_group_ ? -pid_ : pid_);
+}
+
+KillTarget::KillTarget(KillTarget&& other) noexcept : pid_(other.pid_), leads_group_(other.leads_group_) {
+  other.pid_ = -1;
+}
+
+KillTarget& KillTarget::operator=(KillTarget&& other) noexcept {
+  if (this != &other) {
+    release();
+    pid_ = other.pid_;
+    leads_group_ = other.leads_group_;
+    other.pid_ = -1;
+  }
+  return *this;
+}
+
+void KillTarget::kill() const {
+  if (pid_ <= 0) return;
+  if (leads_group_) ::kill(-pid_, SIGKILL);  // ESRCH before the child got its group: then the pid below
+  ::kill(pid_, SIGKILL);
+}
+
+void KillTarget::release() {
+  if (pid_ > 0) forget_child(leads_group_ ? -pid_ : pid_);
+  pid_ = -1;
+}
+
 bool write_all(int fd, const std::string& data) {
   for (size_t written = 0; written < data.size();) {
-    const ssize_t n = ::write(fd, data.data() + written, data.size() - written);
+    const ssize_t n = write_without_sigpipe(fd, data.data() + written, data.size() - written);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) return false;
     written += static_cast<size_t>(n);

@@ -3,13 +3,25 @@
 // stream inherited, dropped, a file, or a pipe; a time limit that kills the child's whole process
 // group (what it started too); and a wait that reaps this child alone, never another part's.
 //
-// Why not Boost.Process, which the design card named and which tsrepro used until here (Debian
-// 12's 1.74): its child::wait_for blocks for its whole timeout when the child has already exited;
-// reading an ipstream for stdout and then one for stderr deadlocks on a child that fills its
-// stderr pipe first, and reading both at once needs Boost.Asio; a child it starts shares our
-// process group, so a timeout killed the child and left what the child had started; and it has
-// no wait for "the first of these children", which made the sweep call waitpid(-1) and reap
-// children other parts had started. posix_spawn and poll do all of it in one small file.
+// Why our own and not Boost.Process, which the design card named and which tsrepro used until
+// issue 44 (Debian 12 ships Boost 1.74, Debian 13 1.83):
+//   - reading a child's stdout and stderr both to their end needs Boost.Asio there (async_pipe);
+//     reading one ipstream and then the other deadlocks on a child that fills the second pipe
+//     first (tests/child_process_test.cpp keeps that case);
+//   - the zygote (runner/worker/zygote.h) forks copies of this process without exec, which
+//     Boost.Process does not do; its workers must still be ended like every other child, so the
+//     registry of what a termination signal reaches (KillTarget below) has to be ours anyway;
+//   - "the first of these children to end", which the sweep's local executor waits for, is not
+//     in its v1 API (only per-child wait/running), and a waitpid(-1) beside it reaps children
+//     that other parts of the process started;
+//   - 1.74's child::wait_for was seen here to wait its whole timeout for a child that had already
+//     exited; child::running(), a non-blocking wait, polled, would do instead: a nuisance, not a
+//     reason on its own;
+//   - v2 (Boost 1.80 on) replaces v1 with another API, and later releases deprecate v1: one code
+//     base for both Debian lines would be written against the old one.
+// What it does offer (a child in a process group of its own through bp::group, an environment,
+// a working directory) is a few lines of posix_spawn here. posix_spawn and poll do all of it in
+// one small file.
 
 #include <sys/types.h>
 
@@ -75,6 +87,33 @@ struct ChildRun {
 ChildRun run_child(const ChildSpec& spec, std::optional<std::chrono::duration<double>> time_limit = std::nullopt,
                    const std::string& input = "");
 
+// A process that a termination signal to this one must reach (see below), registered for as
+// long as this object lives. Every Child holds one; the zygote's workers, which are the zygote's
+// children and not this process's, are registered through one too (runner/worker/worker_client.cpp),
+// so that a SIGTERM to the CLI reaches a worker's process group (its compile server with it), as
+// it reaches an exec'd tsrepro-runner.
+class KillTarget {
+ public:
+  KillTarget() = default;
+  // `pid`, and its process group where it leads one.
+  KillTarget(pid_t pid, bool leads_group);
+  ~KillTarget() { release(); }
+  KillTarget(KillTarget&& other) noexcept;
+  KillTarget& operator=(KillTarget&& other) noexcept;
+  KillTarget(const KillTarget&) = delete;
+  KillTarget& operator=(const KillTarget&) = delete;
+
+  bool leads_group() const { return leads_group_; }
+  // SIGKILL to it, and to its group where it leads one (ESRCH where it is gone: nothing happens).
+  void kill() const;
+  // No longer passed a termination signal: it has ended (its pid may be reused).
+  void release();
+
+ private:
+  pid_t pid_ = -1;
+  bool leads_group_ = false;
+};
+
 // A child that runs while this process works: a server talked to over pipes, a job among others.
 // Destroying one that still runs kills it (its group, where it has one) and reaps it: a Child never
 // outlives its owner as a zombie.
@@ -103,20 +142,20 @@ class Child {
   void kill();
 
  private:
-  // What kill(2) is given to reach it: its process group where it leads one, else itself.
-  pid_t kill_target() const { return own_group_ ? -pid_ : pid_; }
   friend ChildRun run_child(const ChildSpec&, std::optional<std::chrono::duration<double>>, const std::string&);
   void release_pipes();
   void release();
 
   pid_t pid_ = -1;
-  bool own_group_ = false;
+  KillTarget target_;  // registered while it runs
   int in_ = -1, out_ = -1, err_ = -1;
   std::optional<int> status_;
 };
 
 // Writes all of `data` to a child's pipe (or any descriptor), through interrupted and short
-// writes; false where the reader has gone.
+// writes; false where the reader has gone. Never raises SIGPIPE, whatever this process's
+// disposition of it: the signal is blocked in this thread for each write (process-wide
+// SIG_IGN would also change what every other write of the process does).
 bool write_all(int fd, const std::string& data);
 
 // From here on, a SIGINT, SIGTERM or SIGHUP to this process is passed on, as SIGTERM, to every

@@ -32,10 +32,12 @@ std::string last_nonempty_line(const std::string& text) {
 void prepare_job(const Job& job) {
   if (job_finished(job.dir)) return;
   fs::create_directories(job.dir);
-  for (const char* stale : {"stdout", "stderr", "seconds"}) remove_tree((fs::path(job.dir) / stale).string());
+  for (const char* stale : {"stdout", "stderr", "seconds", "result.json"}) remove_tree((fs::path(job.dir) / stale).string());
   for (const std::string& output : job.outputs) remove_tree(output);
   write_file_atomically((fs::path(job.dir) / "job.json").string(), json{{"argv", job.argv}}.dump(1) + "\n");
 }
+
+std::string job_result_file(const std::string& dir) { return (fs::path(dir) / "result.json").string(); }
 
 bool job_finished(const std::string& dir) { return fs::exists(fs::path(dir) / "exit_code"); }
 
@@ -48,7 +50,12 @@ std::optional<JobOutcome> job_outcome(const std::string& dir) {
   } catch (const std::exception&) {
     throw UserError(dir + "/exit_code: not a number");
   }
-  outcome.out = read_file(dir + "/stdout");
+  if (fs::exists(job_result_file(dir))) {
+    std::ifstream in(job_result_file(dir));
+    outcome.result = json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (outcome.result.is_discarded() || !outcome.result.is_object())
+      throw UserError(job_result_file(dir) + ": not the JSON object its command writes");
+  }
   outcome.last_error = last_nonempty_line(read_file(dir + "/stderr"));
   return outcome;
 }

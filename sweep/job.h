@@ -2,8 +2,11 @@
 // A sweep's unit of work: one tsrepro command (import, run, minify, report) in a directory of its
 // own, OUT/jobs/<phase>/<name>/:
 //   job.json    {"argv": [...]}: the command, written before anything runs it
-//   stdout      its standard output (run --json and minify --json print their result there)
-//   stderr      its standard error
+//   result.json the command's result, the object `run --json` and `minify --json` print, written
+//               (atomically) by the command itself: the sweep gives run and minify jobs
+//               `--json-file DIR/result.json`, and reads nothing it would have to scrape
+//   stdout      its standard output
+//   stderr      its standard error (its last line: tsrepro's one-line error, where it failed)
 //   seconds     how long the command ran (wall seconds; the work per job, for estimates)
 //   exit_code   its exit status (128 + N for signal N), written last and atomically: a job with
 //               this file is finished, whatever executor ran it; one without runs again
@@ -12,6 +15,8 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace tsrepro {
 
@@ -26,9 +31,12 @@ struct Job {
 // What a finished job left.
 struct JobOutcome {
   int exit_code = -1;
-  std::string out;         // stdout
+  nlohmann::json result;   // DIR/result.json's object; null where the command wrote none
   std::string last_error;  // the last non-empty line of stderr: tsrepro's one-line error
 };
+
+// Where a job's command writes its result (--json-file).
+std::string job_result_file(const std::string& dir);
 
 // Writes DIR/job.json (atomically) unless the job is finished; an unfinished job's old output
 // (its stdout, stderr and `outputs`) goes, so that it starts afresh.

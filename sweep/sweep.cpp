@@ -62,17 +62,12 @@ std::string seconds_argument(double seconds) {
   return text.str();
 }
 
-json parsed_json(const std::string& text) {
-  const size_t start = text.rfind("\n{", text.size() >= 2 ? text.size() - 2 : 0);
-  const json j = json::parse(start == std::string::npos ? text : text.substr(start + 1), nullptr, false);
-  return j.is_discarded() || !j.is_object() ? json() : j;
-}
 
 class Sweep {
  public:
   explicit Sweep(const SweepOptions& o) : o_(o), out_(fs::absolute(o.out).lexically_normal()) {
-    executor_ = o_.executor == "slurm" ? make_slurm_executor(o_.tsrepro, out_.string(), o_.slurm)
-                                       : make_local_executor(o_.tsrepro, o_.jobs);
+    // Made first: an executor that refuses its settings does so before anything is written.
+    executor_ = make_executor(o_.executor, {o_.tsrepro, out_.string(), o_.executor_settings});
   }
 
   void run() {
@@ -172,18 +167,19 @@ class Sweep {
   }
 
   Job run_job_of(const Model& m, const std::string& backend, const std::string& phase, int repeat) const {
-    Job job{
-        job_dir(phase, m.entry.name + "." + backend),
-        command({"run", m.case_dir, "--backend", backend, "--json", "--timeout", seconds_argument(o_.timeout_seconds)}),
-        {}};
+    const std::string dir = job_dir(phase, m.entry.name + "." + backend);
+    Job job{dir,
+            command({"run", m.case_dir, "--backend", backend, "--json-file", job_result_file(dir), "--timeout",
+                     seconds_argument(o_.timeout_seconds)}),
+            {}};
     if (repeat > 1) job.argv.insert(job.argv.end(), {"--repeat", std::to_string(repeat)});
     return job;
   }
 
-  // The verdict a run job printed, or an error.
+  // The verdict a run job gave (its --json-file), or an error.
   static json run_result(const JobOutcome& outcome) {
-    const json v = parsed_json(outcome.out);
-    if (v.is_null() || !v.contains("status"))
+    const json& v = outcome.result;
+    if (!v.is_object() || !v.contains("status"))
       return {{"status", "error"},
               {"message", outcome.last_error.empty() ? "tsrepro run exited with " + std::to_string(outcome.exit_code)
                                                      : outcome.last_error}};
@@ -249,9 +245,10 @@ class Sweep {
   }
 
   Job minify_job(const Group& g) const {
-    Job job{job_dir("minify", g.id),
-            command({"minify", g.models.front()->case_dir, "--backend", g.backend, "-o", bug_dir(g), "--json",
-                     "--timeout", seconds_argument(o_.timeout_seconds)}),
+    const std::string dir = job_dir("minify", g.id);
+    Job job{dir,
+            command({"minify", g.models.front()->case_dir, "--backend", g.backend, "-o", bug_dir(g), "--json-file",
+                     job_result_file(dir), "--timeout", seconds_argument(o_.timeout_seconds)}),
             {bug_dir(g)}};
     // A flaky failure: a candidate is kept when one of --repeat runs fails.
     if (is_flaky(g)) job.argv.insert(job.argv.end(), {"--repeat", std::to_string(o_.repeat)});
@@ -292,8 +289,8 @@ class Sweep {
   void assign_models(Group& g, std::vector<const Model*>& pool) {
     pool.erase(pool.begin());  // the representative
     const JobOutcome outcome = *job_outcome(job_dir("minify", g.id));
-    const json summary = parsed_json(outcome.out);
-    if (outcome.exit_code != 0 || summary.is_null()) {
+    const json& summary = outcome.result;
+    if (outcome.exit_code != 0 || !summary.is_object()) {
       g.error =
           outcome.last_error.empty() ? "minify exited with " + std::to_string(outcome.exit_code) : outcome.last_error;
       return;

@@ -22,9 +22,8 @@ struct SweepOptions {
   std::string zoo;
   std::string out;
   std::vector<std::string> backends = comma_separated(kDefaultSweepBackends);
-  std::string executor = "local";  // local (a process pool) or slurm (a job array per phase)
-  int jobs = 2;                    // local executor: jobs at once
-  SlurmOptions slurm;
+  std::string executor = "local";              // a name of sweep/executors/executors.def
+  std::vector<std::string> executor_settings;  // --executor-opt KEY=VALUE, checked by the executor
   int repeat = 3;                      // runs of every failure again, for its rate
   double timeout_seconds = 300;        // of one run (run --timeout, minify --timeout)
   std::string tsrepro;                 // this executable: the jobs run it

@@ -118,6 +118,51 @@ TEST(Child, ItsDestructorKillsAndReapsAChildStillRunning) {
   EXPECT_NE(::kill(pid, 0), 0) << "the child is still there (not even a zombie may stay)";
 }
 
+// The compile server's and a worker's pipes: a reader that has gone is a false, never a SIGPIPE
+// that ends this process (its disposition left at the default, as the CLI leaves it).
+TEST(WriteAll, AReaderThatHasGoneIsAFalseNotASignal) {
+  struct sigaction before {}, default_action {};
+  default_action.sa_handler = SIG_DFL;
+  ::sigaction(SIGPIPE, &default_action, &before);
+  int ends[2];
+  ASSERT_EQ(::pipe(ends), 0);
+  ::close(ends[0]);
+  EXPECT_FALSE(write_all(ends[1], std::string(1 << 20, 'x')));
+  ::close(ends[1]);
+  ::sigaction(SIGPIPE, &before, nullptr);
+}
+
+// A process that is no child of ours (as the zygote's workers are not) registered as a KillTarget:
+// a SIGTERM to the process that holds it reaches it. The holder is a fork of this test; the target
+// a `sleep` whose parent shell has exited.
+TEST(KillTarget, ATerminationSignalReachesAProcessThatIsNoChildOfOurs) {
+  const ChildRun started = run_child(shell("sleep 300 >/dev/null 2>&1 & echo $!"), 30s);
+  ASSERT_TRUE(started.exited_with(0)) << started.status_text();
+  const pid_t target = static_cast<pid_t>(std::stol(started.out));
+  int ready[2];
+  ASSERT_EQ(::pipe(ready), 0);
+  const pid_t holder = fork_copy();
+  ASSERT_GE(holder, 0);
+  if (holder == 0) {
+    ::close(ready[0]);
+    KillTarget registered(target, /*leads_group=*/false);
+    end_children_on_termination_signals();
+    if (::write(ready[1], "r", 1) != 1) ::_exit(3);
+    for (;;) ::pause();
+  }
+  ::close(ready[1]);
+  char byte = 0;
+  ASSERT_EQ(::read(ready[0], &byte, 1), 1);
+  ::close(ready[0]);
+  ::kill(holder, SIGTERM);
+  const int status = reap(holder);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM) << wait_status_text(status);
+  for (int i = 0; i < 250 && !gone(target); ++i) std::this_thread::sleep_for(20ms);
+  const bool ended = gone(target);
+  if (!ended) ::kill(target, SIGKILL);
+  EXPECT_TRUE(ended) << "the registered process " << target << " outlived the holder's SIGTERM";
+}
+
 // Two local executors in one process, each with its own jobs: each job stands in for
 // `tsrepro sweep-job DIR` by writing DIR/exit_code after a while (the contract of job.h), the
 // first executor's slower than the second's. With waitpid(-1) the quick executor reaped the slow
@@ -138,8 +183,8 @@ TEST(LocalExecutor, TwoInOneProcessEachReapTheirOwnJobs) {
     return jobs;
   };
   const std::vector<Job> slow = jobs_of("slow", "0.6", 3), quick = jobs_of("quick", "0.05", 6);
-  std::unique_ptr<Executor> first = make_local_executor(job_program.string(), 2),
-                            second = make_local_executor(job_program.string(), 2);
+  std::unique_ptr<Executor> first = make_executor("local", {job_program.string(), tmp.path().string(), {"jobs=2"}}),
+                            second = make_executor("local", {job_program.string(), tmp.path().string(), {"jobs=2"}});
   size_t slow_done = 0, quick_done = 0;
   std::thread slow_thread([&] { first->run(slow, [&](size_t done, size_t) { slow_done = done; }); });
   second->run(quick, [&](size_t done, size_t) { quick_done = done; });

@@ -1,13 +1,13 @@
-// The minifier end to end: candidates really run in tsrepro-runner workers. What needs verdicts
-// (localize-divergence), whole minifications of a ~120-node model for every injected fault, and
-// -j. The passes and the engine's guarantees are tested in process in minifier_unit_test.cpp.
+// The minifier end to end: candidates really run in tsrepro-runner workers. Whole minifications of
+// a ~120-node model for every injected fault, and -j. The passes are tested one file each in
+// tests/passes/ (localize-divergence there with workers too, for it needs verdicts), the engine's
+// guarantees in process in minifier_unit_test.cpp.
 
 #include <map>
 
 #include <gtest/gtest.h>
 #include <torch/script.h>
 
-#include "minifier/pass.h"
 #include "minifier/worker_interest.h"
 #include "runner/import/import.h"
 #include "tests/support/cases.h"
@@ -35,68 +35,6 @@ MinifyResult minify_in_workers(const Case& c, const MinifyOptions& options) {
   QuietObserver observer;
   WorkerInterest interest(options, kRunner);
   return minify(c, options, interest, observer);
-}
-
-// Runs one pass on `state` against a real oracle; returns whether it changed the state.
-struct PassHarness {
-  explicit PassHarness(Case initial, const std::string& backend)
-      : options(options_for(backend)),
-        interest(options, kRunner),
-        oracle(interest, observer),
-        state(std::move(initial)),
-        ctx(oracle, state, observer, steps) {
-    state.expected = {};
-    oracle.check_original(state);
-  }
-  bool run(PassFunction pass) {
-    ctx.begin_pass("test");
-    return pass(ctx);
-  }
-  MinifyOptions options;
-  QuietObserver observer;
-  WorkerInterest interest;
-  Oracle oracle;
-  Case state;
-  std::vector<AcceptedStep> steps;
-  PassContext ctx;
-};
-
-TEST(LocalizeDivergence, OneInstrumentedRunFindsTheFirstWrongNode) {
-  PassHarness h(case_from_ir(kChain, {at::randn({4})}), "inject:accuracy@aten::relu");
-  const size_t before = h.oracle.stats().queries;
-  EXPECT_TRUE(h.run(localize_divergence_pass));
-  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
-  EXPECT_LE(h.oracle.stats().queries - before, 2u);  // the instrumented run + the culprit alone
-}
-
-// An int64 node computes wrong numbers; the failure's signature is accuracy:float32, from the cast
-// after it (Inductor's x >> 64, pytorch#143555). The node alone would fail as accuracy:int64,
-// another failure: the pass asks once for the path from it to the cast.
-TEST(LocalizeDivergence, KeepsThePathToWhereTheFailuresDtypeShows) {
-  const char* ir = R"IR(graph(%x : Tensor):
-  %long : int = prim::Constant[value=4]()
-  %float : int = prim::Constant[value=6]()
-  %no : bool = prim::Constant[value=0]()
-  %none : NoneType = prim::Constant()
-  %a : Tensor = aten::sin(%x)
-  %i : Tensor = aten::to(%a, %long, %no, %no, %none)
-  %j : Tensor = aten::neg(%i)
-  %f : Tensor = aten::to(%j, %float, %no, %no, %none)
-  %y : Tensor = aten::tanh(%f)
-  return (%y)
-)IR";
-  PassHarness h(case_from_ir(ir, {at::randn({4})}), "inject:accuracy@aten::neg");
-  ASSERT_EQ(h.ctx.expected_failure().signature, "accuracy:float32");
-  const size_t before = h.oracle.stats().queries;
-  EXPECT_TRUE(h.run(localize_divergence_pass));
-  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::neg", "aten::to"}));
-  EXPECT_LE(h.oracle.stats().queries - before, 2u);  // the instrumented run + the path
-}
-
-TEST(LocalizeDivergence, LeavesOtherFailuresToTheOtherPasses) {
-  PassHarness h(case_from_ir(kChain, {at::randn({4})}), "inject:runtime-error@aten::relu");
-  EXPECT_FALSE(h.run(localize_divergence_pass));
-  EXPECT_EQ(h.oracle.stats().queries, 1u);  // the sanity run only
 }
 
 TEST(Minify, OriginalThatDoesNotFailIsReported) {

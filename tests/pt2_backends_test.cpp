@@ -303,7 +303,7 @@ TEST_F(Pt2Backends, TheSweepRunsThemUnderSlurm) {
   write_text(tmp("zoo") + "/zoo.json", zoo.dump(1));
   const std::string out = tmp("swept");
   const Result r = tsrepro({"sweep", tmp("zoo"), "-o", out, "--backends", "export,inductor,aoti", "--executor", "slurm",
-                            "--partition", "sweep", "--repeat", "1"},
+                            "--executor-opt", "partition=sweep", "--repeat", "1"},
                            {tmp("zoo"), 1200, {"SLURM_CONF=" + cluster.conf()}});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   const json sweep = json::parse(read_text(out + "/sweep.json"));

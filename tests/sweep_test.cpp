@@ -209,8 +209,8 @@ TEST(SweepCli, TheSlurmExecutorGivesTheSameBugs) {
   if (cluster.skipped()) GTEST_SKIP() << "Slurm cannot run here: " << cluster.why_not();
   ASSERT_TRUE(cluster.started()) << cluster.why_not();
   const std::string out = tmp / "out";
-  const Result r = tsrepro({"sweep", kZoo, "-o", out, "--backends", "nnc", "--executor", "slurm", "--partition",
-                            "sweep", "--time-limit", "10:00"},
+  const Result r = tsrepro({"sweep", kZoo, "-o", out, "--backends", "nnc", "--executor", "slurm", "--executor-opt",
+                            "partition=sweep", "--executor-opt", "time=10:00"},
                            {tmp.path().string(), 600, {"SLURM_CONF=" + cluster.conf()}});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
   EXPECT_EQ(bug_models(read_sweep(out)), kExpectedGroups);
@@ -234,6 +234,14 @@ TEST(SweepCli, BadInputIsRefusedInOneLineNamingIt) {
       {{"sweep", kZoo, "-o", tmp / "o4", "--backends", "jit,bogus"}, "bogus"},
       {{"sweep", kZoo, "-o", tmp / "taken"}, "taken: exists and is not a sweep's output directory"},
       {{"sweep", kZoo, "-o", tmp / "other"}, "an earlier sweep used other settings (backends: [\"jit\"])"},
+      // Each executor checks its own settings, before any job or file (sweep/executor.h).
+      {{"sweep", kZoo, "-o", tmp / "o5", "--executor-opt", "partition=gpu"},
+       "--executor-opt partition: the local executor takes no such setting; it takes jobs"},
+      {{"sweep", kZoo, "-o", tmp / "o6", "--executor", "slurm", "--executor-opt", "jobs=4"},
+       "--executor-opt jobs: the slurm executor takes no such setting; it takes partition"},
+      {{"sweep", kZoo, "-o", tmp / "o7", "--executor-opt", "jobs=0"},
+       "--executor-opt jobs=0: the local executor wants a whole number >= 1"},
+      {{"sweep", kZoo, "-o", tmp / "o8", "--executor-opt", "jobs"}, "--executor-opt jobs: not KEY=VALUE"},
   };
   for (const auto& [args, message] : cases) {
     const Result r = tsrepro(args, {tmp.path().string()});
@@ -241,7 +249,7 @@ TEST(SweepCli, BadInputIsRefusedInOneLineNamingIt) {
     EXPECT_NE(r.err.find(message), std::string::npos) << r.describe();
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.describe();
   }
-  for (const char* never_made : {"o1", "o2", "o3", "o4"}) EXPECT_FALSE(fs::exists(tmp / never_made)) << never_made;
+  for (const char* never_made : {"o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8"}) EXPECT_FALSE(fs::exists(tmp / never_made)) << never_made;
 }
 
 }  // namespace

@@ -70,7 +70,7 @@ std::optional<Case> window(const Case& state, size_t begin, size_t last, const R
 bool bisect_window_pass(PassContext& ctx) {
   const size_t n = cuttable_nodes(*ctx.state().graph).size();
   if (left_to_the_one_minimal_check(n)) return false;
-  const ReferenceValues* refs = ctx.reference_values_of_state();
+  const ReferenceValues* refs = ctx.state_reference_values();
   if (!refs) return false;
   using Window = std::pair<size_t, size_t>;  // cuttable nodes [first, last]
   auto make = [&](const Window& w) {

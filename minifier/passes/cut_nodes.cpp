@@ -15,7 +15,7 @@ bool cut_nodes_pass(PassContext& ctx) {
     const size_t n = cuttable_nodes(*ctx.state().graph).size();
     if (n <= 1) break;
     // The state's own: after an accepted cut, it is another graph with other names.
-    const ReferenceValues* refs = ctx.reference_values_of_state();
+    const ReferenceValues* refs = ctx.state_reference_values();
     if (!refs) break;  // nothing to cut with
     chunks = std::min(chunks, n);
     // Plain cuts first (they remove the most); keep-feeder cuts only where they differ.
@@ -39,7 +39,7 @@ bool cut_nodes_pass(PassContext& ctx) {
 
 bool single_node_cuts_pass(PassContext& ctx) {
   const size_t n = cuttable_nodes(*ctx.state().graph).size();
-  const ReferenceValues* refs = ctx.reference_values_of_state();
+  const ReferenceValues* refs = ctx.state_reference_values();
   // Nothing to cut with: whether the state is 1-minimal cannot be told (the engine says so).
   if (!refs) throw std::runtime_error("the reference cannot expose the graph's values, so no node can be cut");
   const auto cut_one = [&](size_t k) {

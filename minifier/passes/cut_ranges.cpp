@@ -49,7 +49,7 @@ bool cut_ranges_pass(PassContext& ctx) {
     const size_t n = cuttable_nodes(*ctx.state().graph).size();
     if (n < 2 || p >= n) break;
     // The state's own: after an accepted cut, it is another graph with other names.
-    const ReferenceValues* refs = ctx.reference_values_of_state();
+    const ReferenceValues* refs = ctx.state_reference_values();
     if (!refs) break;  // nothing to cut with
     const auto cut_to = [&](size_t end) { return with_range_cut(ctx.state(), p, end, *refs); };
 

@@ -94,7 +94,7 @@ bool has_top_level_block(const Case& state) {
 
 // One level: the top-level Ifs whose condition the state knows, the Loops whose trips it knows.
 std::optional<Case> one_level_flattened(PassContext& ctx, const Case& state) {
-  const std::optional<ReferenceValues> refs = ctx.reference_values_for_cuts(state);
+  const std::optional<ReferenceValues> refs = ctx.reference_values_of(state);
   return with_taken_branches(state, refs ? &*refs : nullptr);
 }
 

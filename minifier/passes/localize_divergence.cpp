@@ -69,18 +69,16 @@ bool try_node_alone(PassContext& ctx, size_t culprit) {
   std::optional<Case> prefix = truncated_after(state, culprit, PrefixOutputs::LastNode);
   if (!prefix) return false;
   std::optional<Case> alone, with_packing;
-  try {
-    const ReferenceValues refs = ctx.reference_values(*prefix);
+  // Without reference values for this prefix, the prefix alone is still worth a try.
+  if (const std::optional<ReferenceValues> refs = ctx.reference_values_of(*prefix)) {
     const std::vector<torch::jit::Node*> nodes = cuttable_nodes(*prefix->graph);  // the culprit is the last
     std::vector<size_t> before, before_packing;
     for (size_t i = 0; i + 1 < nodes.size(); ++i) {
       before.push_back(i);
       if (!packs_for(nodes[i], nodes.back())) before_packing.push_back(i);
     }
-    if (!before.empty()) alone = with_nodes_cut(*prefix, before, refs);
-    if (before_packing.size() < before.size()) with_packing = with_nodes_cut(*prefix, before_packing, refs);
-  } catch (const std::exception&) {
-    // No reference values for this prefix: the prefix alone is still worth a try.
+    if (!before.empty()) alone = with_nodes_cut(*prefix, before, *refs);
+    if (before_packing.size() < before.size()) with_packing = with_nodes_cut(*prefix, before_packing, *refs);
   }
   return ctx.try_candidates({std::move(alone), std::move(with_packing), std::move(prefix)}).has_value();
 }
@@ -95,14 +93,14 @@ bool try_culprit_through(PassContext& ctx, size_t culprit, size_t last) {
   std::optional<Case> prefix = truncated_after(state, last, PrefixOutputs::LastNode);
   if (!prefix) return false;
   std::optional<Case> window;
-  if (const ReferenceValues* refs = ctx.reference_values_of_state())
+  if (const ReferenceValues* refs = ctx.state_reference_values())
     if (std::optional<Case> from = graph_from(state, culprit, *refs))
       window = truncated_after(*from, last - culprit, PrefixOutputs::LastNode);
   return ctx.try_candidates({std::move(window), std::move(prefix)}).has_value();
 }
 
 bool localize_backward(PassContext& ctx) {
-  const ReferenceValues* refs = ctx.reference_values_of_state();
+  const ReferenceValues* refs = ctx.state_reference_values();
   if (!refs) return false;
   Verdict whole;  // the state fails as expected: in the backward pass, with wrong numbers
   whole.status = Status::Accuracy;
@@ -117,7 +115,7 @@ bool localize_backward(PassContext& ctx) {
 }  // namespace
 
 bool localize_divergence_pass(PassContext& ctx) {
-  if (!ctx.expects_accuracy_failure()) return false;
+  if (ctx.expected_failure().status != Status::Accuracy) return false;
   // On nodes it cut itself the instrumented run would name the same node again and propose the
   // same nodes: a query (under Inductor, a compile) for nothing.
   if (ctx.nodes_last_cut_by_this_pass()) return false;

@@ -1,4 +1,5 @@
-// Starting, feeding and burying tsrepro-runner workers (Boost.Process + poll on the pipes).
+// Starting, feeding and burying tsrepro-runner workers: forked by the zygote or exec'd as a Child
+// (process/child_process.h), talked to over two pipes, read with poll.
 
 #include <cerrno>
 #include <chrono>
@@ -47,7 +48,9 @@ struct RunnerProcess::Process {
   // Exec'd tsrepro-runner: our child, leading its own process group, with a pipe each way.
   std::optional<Child> child;
   // Forked by the zygote: a pid and our ends of two pipes (not our child: the zygote waits).
+  // Registered as a kill target all the same: a SIGTERM to this process reaches its group.
   pid_t forked_pid = -1;
+  KillTarget forked_target;
   int forked_to = -1, forked_from = -1;
   fs::path log;
   std::string buffered;  // bytes read past the last complete line
@@ -63,17 +66,18 @@ struct RunnerProcess::Process {
   bool running() { return forked() || child->running(); }
   void kill_group() {
     if (!forked()) return child->kill();
-    ::kill(-pid(), SIGKILL);  // a worker leads its own group (ESRCH before it got there)
-    ::kill(pid(), SIGKILL);
+    forked_target.kill();
   }
   // The raw wait status once it has ended.
   int wait_status() {
     if (forked()) {
+      int status = 255 << 8;  // where the zygote died with its worker's status: say "exit 255"
       try {
-        return zygote::wait_for_worker(forked_pid);
+        status = zygote::wait_for_worker(forked_pid);
       } catch (const std::exception&) {
-        return 255 << 8;  // the zygote died with its worker's status: say "exit 255"
       }
+      forked_target.release();
+      return status;
     }
     return child->wait();
   }
@@ -113,9 +117,8 @@ std::string default_runner_path() {
 }
 
 RunnerProcess::RunnerProcess(std::string executable) : executable_(std::move(executable)) {
+  // Writing to a worker that just died must not kill us: write_all never raises SIGPIPE.
   if (executable_.empty() && std::getenv("TSREPRO_RUNNER")) executable_ = default_runner_path();
-  // Writing to a worker that just died must not kill us.
-  std::signal(SIGPIPE, SIG_IGN);
 }
 
 RunnerProcess::~RunnerProcess() { stop(); }
@@ -145,6 +148,7 @@ bool RunnerProcess::start_forked(Process& p) {
   }
   p.forked_to = requests[1];
   p.forked_from = answers[0];
+  p.forked_target = KillTarget(p.forked_pid, /*leads_group=*/true);  // worker_loop.cpp: setpgid(0, 0)
   return true;
 }
 

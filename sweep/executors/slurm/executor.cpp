@@ -1,6 +1,6 @@
-// The Slurm executor: a phase is one `sbatch --array` over its unfinished jobs; Slurm schedules
-// them on its nodes, and the sweep only watches: the jobs' exit_code files for progress, squeue
-// for when the array has left the queue. The nodes must see OUT at the same path (a shared file
+// The Slurm executor: a phase is one `sbatch --array` over its unfinished jobs (its script made
+// from slurm_array.sh beside this file); Slurm schedules them on its nodes, and the sweep only
+// watches: the jobs' exit_code files for progress, squeue for when the array has left the queue. The nodes must see OUT at the same path (a shared file
 // system), as they see the tsrepro executable.
 
 #include <unistd.h>
@@ -12,7 +12,7 @@
 #include "process/child_process.h"
 #include "repro/shell_literal.h"
 #include "repro/template_fill.h"
-#include "repro/templates_sweep.h"  // generated from sweep/templates/
+#include "repro/templates_sweep_executor.h"  // generated from sweep/executors/*/*.sh
 #include "runner/file_util.h"
 #include "sweep/executor.h"
 #include "tsrepro/error.h"
@@ -42,6 +42,13 @@ CommandOutput run_command(const std::string& program, const std::vector<std::str
 }
 
 std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+// Its settings (--executor-opt): each given to sbatch for every array it submits.
+struct SlurmOptions {
+  std::string partition;                // sbatch --partition; empty: Slurm's default
+  std::string time_limit;               // sbatch --time per array task, e.g. "30:00"; empty: the partition's
+  std::vector<std::string> extra_args;  // given to sbatch as they are (--account=..., --mem=...)
+};
 
 class SlurmExecutor : public Executor {
  public:
@@ -77,7 +84,7 @@ class SlurmExecutor : public Executor {
     for (const Job* job : jobs) list += job->dir + "\n";
     const std::string list_file = (dir_ / (name + ".jobs")).string(), script = (dir_ / (name + ".sh")).string();
     write_file_atomically(list_file, list);
-    write_file_atomically(script, fill_template(templates::sweep_slurm_array, {{"LIST", shell_quoted(list_file)},
+    write_file_atomically(script, fill_template(templates::sweep_executor_slurm_array, {{"LIST", shell_quoted(list_file)},
                                                                                {"TSREPRO", shell_quoted(tsrepro_)}}));
     std::vector<std::string> args = {"--parsable", "--array=0-" + std::to_string(jobs.size() - 1),
                                      "--job-name=tsrepro-sweep", "--output=" + (dir_ / "logs" / "%A_%a.out").string()};
@@ -107,9 +114,16 @@ class SlurmExecutor : public Executor {
 
 }  // namespace
 
-std::unique_ptr<Executor> make_slurm_executor(const std::string& tsrepro, const std::string& work_dir,
-                                              const SlurmOptions& options) {
-  return std::make_unique<SlurmExecutor>(tsrepro, work_dir, options);
+std::unique_ptr<Executor> make_slurm_executor(const ExecutorSetup& setup) {
+  const ExecutorOptions options("slurm", setup.settings,
+                                {{"partition", "sbatch --partition"},
+                                 {"time", "sbatch --time per job, e.g. 30:00"},
+                                 {"sbatch-arg", "one more sbatch flag, as it is", /*repeatable=*/true}});
+  SlurmOptions slurm;
+  slurm.partition = options.text("partition");
+  slurm.time_limit = options.text("time");
+  slurm.extra_args = options.texts("sbatch-arg");
+  return std::make_unique<SlurmExecutor>(setup.tsrepro, setup.work_dir, slurm);
 }
 
 }  // namespace tsrepro

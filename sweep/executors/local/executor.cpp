@@ -1,4 +1,5 @@
-// The local executor: at most -j `tsrepro sweep-job DIR` processes at once on this machine.
+// The local executor: at most `jobs` (--executor-opt jobs=N, or -j N) `tsrepro sweep-job DIR`
+// processes at once on this machine.
 
 #include <chrono>
 #include <deque>
@@ -61,8 +62,9 @@ class LocalExecutor : public Executor {
 
 }  // namespace
 
-std::unique_ptr<Executor> make_local_executor(const std::string& tsrepro, int parallel_jobs) {
-  return std::make_unique<LocalExecutor>(tsrepro, std::max(1, parallel_jobs));
+std::unique_ptr<Executor> make_local_executor(const ExecutorSetup& setup) {
+  const ExecutorOptions options("local", setup.settings, {{"jobs", "jobs at once, 2 by default"}});
+  return std::make_unique<LocalExecutor>(setup.tsrepro, options.positive_int("jobs", 2));
 }
 
 }  // namespace tsrepro

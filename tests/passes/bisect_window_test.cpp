@@ -1,0 +1,106 @@
+// The bisect-window pass (minifier/passes/bisect_window.cpp) in process, a predicate deciding.
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+#include <torch/script.h>
+
+#include "minifier/pass.h"
+#include "tests/passes/pass_harness.h"
+#include "tests/support/cases.h"
+#include "tsrepro/node_origin.h"
+
+namespace tsrepro {
+namespace {
+
+using testing::case_from_ir;
+using testing::chain_ir;
+using testing::has_op;
+using testing::node_kinds;
+using testing::PassHarness;
+using testing::two_branch_ir;
+
+TEST(BisectWindow, FindsOneCulpritOnOneBranchOfABlockWhereverItSits) {
+  for (size_t culprit_block : {0u, 3u, 31u, 63u}) {
+    SCOPED_TRACE("culprit in block " + std::to_string(culprit_block));
+    PassHarness h(case_from_ir(two_branch_ir(64, culprit_block), {at::randn({4})}), has_op("aten::relu"));
+    EXPECT_TRUE(h.run(bisect_window_pass));
+    EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+    // 320 positions: nine halvings, at most two queries each.
+    EXPECT_LE(h.queries(), 1u + 2u * 9u);
+  }
+}
+
+TEST(BisectWindow, AtTheEndOneQueryPerRound) {
+  PassHarness h(case_from_ir(chain_ir(256, {{255, "relu"}}), {at::randn({4})}), has_op("aten::relu"));
+  EXPECT_TRUE(h.run(bisect_window_pass));
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+  EXPECT_LE(h.queries(), 1u + 8u + 1u);  // the original, 8 rounds, and the first round's lower half
+}
+
+TEST(BisectWindow, StopsWhereTheFailureNeedsBothHalves) {
+  const Case c = case_from_ir(chain_ir(64, {{10, "relu"}, {50, "sigmoid"}}), {at::randn({4})});
+  PassHarness h(c, [](const Case& s) { return has_op("aten::relu")(s) && has_op("aten::sigmoid")(s); });
+  h.run(bisect_window_pass);
+  const std::vector<std::string> kinds = node_kinds(h.state);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "aten::relu"), kinds.end());
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "aten::sigmoid"), kinds.end());
+  // Neither half alone: the first round's upper half is taken to fail without asking, its halves
+  // do not, and that half asked (it does not fail alone either) sends the search back to where it
+  // started, whose halves it knows: the original, three queries and that one.
+  EXPECT_LE(h.queries(), 1u + 4u);
+}
+
+// A value no graph input can hold, made at the top and read at the end (SSD's list of image
+// sizes, a list of tuples its transform appends to): a window after it keeps it and the node that
+// appends to it, instead of giving up on every window past it.
+TEST(BisectWindow, KeepsAnEarlyValueNoInputCanHoldAndWhatWritesIt) {
+  std::string ir = "graph(%x0 : Tensor):\n"
+                   "  %sizes : (int, int)[] = prim::ListConstruct()\n"
+                   "  %two : int = prim::Constant[value=2]()\n"
+                   "  %pair : (int, int) = prim::TupleConstruct(%two, %two)\n"
+                   "  %grown : (int, int)[] = aten::append(%sizes, %pair)\n";
+  for (size_t i = 0; i < 64; ++i)
+    ir += "  %x" + std::to_string(i + 1) + " : Tensor = aten::" + (i == 40 ? "relu" : "tanh") + "(%x" +
+          std::to_string(i) + ")\n";
+  ir += "  %n : int = aten::len(%sizes)\n"
+        "  %out : Tensor = aten::add(%x64, %x64, %n)\n"
+        "  return (%out)\n";
+  Case c = case_from_ir(ir, {at::randn({4})});
+  record_import_origins(*c.graph);  // nodes known by their origin, as an imported model's are
+  PassHarness h(c, has_op("aten::relu"));
+  EXPECT_TRUE(h.run(bisect_window_pass));
+  const std::vector<std::string> kinds = node_kinds(h.state);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "aten::relu"), kinds.end());
+  EXPECT_LE(kinds.size(), 4u);  // the relu, and at most the list, its tuple and its append
+  EXPECT_LE(h.queries(), 1u + 2u * 7u);
+}
+
+// SSD's backbone: the culprit's tensor leaves the first half only inside a list that later
+// nodes append to and finally concatenate. The window returns the list, so the culprit is no dead
+// code in the half that holds it, and the search ends on it.
+TEST(BisectWindow, FollowsACulpritWhoseTensorLeavesInAList) {
+  std::string ir = "graph(%x0 : Tensor):\n";
+  for (size_t i = 0; i < 32; ++i) {
+    ir += "  %x" + std::to_string(i + 1) + " : Tensor = aten::tanh(%x" + std::to_string(i) + ")\n";
+    if (i == 3)
+      ir += "  %normalized : Tensor = aten::relu(%x4)\n"  // a side branch, as SSD's L2Norm
+            "  %features : Tensor[] = prim::ListConstruct(%normalized)\n";
+  }
+  for (size_t i = 0; i < 32; ++i)
+    ir += "  %y" + std::to_string(i + 1) + " : Tensor = aten::sin(%" + (i == 0 ? "x32" : "y" + std::to_string(i)) +
+          ")\n";
+  ir += "  %more : Tensor[] = aten::append(%features, %y32)\n"
+        "  %zero : int = prim::Constant[value=0]()\n"
+        "  %out : Tensor = aten::cat(%features, %zero)\n"
+        "  return (%out)\n";
+  Case c = case_from_ir(ir, {at::randn({4})});
+  record_import_origins(*c.graph);
+  PassHarness h(c, has_op("aten::relu"));
+  EXPECT_TRUE(h.run(bisect_window_pass));
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+  EXPECT_LE(h.queries(), 1u + 2u * 7u);
+}
+
+}  // namespace
+}  // namespace tsrepro

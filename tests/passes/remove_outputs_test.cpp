@@ -1,0 +1,36 @@
+// The remove-outputs pass (minifier/passes/remove_outputs.cpp) in process, a predicate deciding.
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+#include <torch/script.h>
+
+#include "minifier/pass.h"
+#include "tests/passes/pass_harness.h"
+#include "tests/support/cases.h"
+#include "tsrepro/node_origin.h"
+
+namespace tsrepro {
+namespace {
+
+using testing::case_from_ir;
+using testing::has_op;
+using testing::node_kinds;
+using testing::PassHarness;
+
+TEST(RemoveOutputs, KeepsOnlyTheOutputThePredicateNeeds) {
+  const char* ir = R"IR(graph(%x : Tensor):
+  %a : Tensor = aten::sin(%x)
+  %b : Tensor = aten::relu(%x)
+  %c : Tensor = aten::tanh(%x)
+  %d : Tensor = aten::cos(%x)
+  return (%a, %b, %c, %d)
+)IR";
+  PassHarness h(case_from_ir(ir, {at::randn({4})}), has_op("aten::relu"));
+  EXPECT_TRUE(h.run(remove_outputs_pass));
+  EXPECT_EQ(h.state.graph->outputs().size(), 1u);
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+}
+
+}  // namespace
+}  // namespace tsrepro

@@ -1,0 +1,42 @@
+// The shrink-inputs pass (minifier/passes/shrink_inputs.cpp) in process, a predicate deciding.
+
+#include <algorithm>
+
+#include <gtest/gtest.h>
+#include <torch/script.h>
+
+#include "minifier/pass.h"
+#include "tests/passes/pass_harness.h"
+#include "tests/support/cases.h"
+#include "tsrepro/node_origin.h"
+
+namespace tsrepro {
+namespace {
+
+using testing::case_from_ir;
+using testing::has_op;
+using testing::PassHarness;
+using testing::some_output_negative;
+
+TEST(ShrinkInputs, TriesTheSmallestShapeFirst) {
+  PassHarness h(
+      case_from_ir("graph(%x : Tensor):\n  %y : Tensor = aten::relu(%x)\n  return (%y)\n", {at::randn({8, 16, 4})}),
+      has_op("aten::relu"));
+  EXPECT_TRUE(h.run(shrink_inputs_pass));
+  EXPECT_EQ(h.state.values->at(0).toTensor().sizes(), (std::vector<int64_t>{1, 1, 1}));
+  EXPECT_EQ(h.queries(), 1u + 1u);
+}
+
+TEST(ShrinkInputs, HalvesTensorsWhileThePredicateHolds) {
+  const char* ir = R"IR(graph(%x : Tensor):
+  %y : Tensor = aten::neg(%x)
+  return (%y)
+)IR";
+  PassHarness h(case_from_ir(ir, {at::rand({8, 6}) + 1}), some_output_negative);
+  EXPECT_TRUE(h.run(shrink_inputs_pass));
+  EXPECT_EQ(h.state.values->at(0).toTensor().numel(), 1);
+  EXPECT_EQ(h.state.inputs[0].sizes, (std::vector<int64_t>{1, 1}));
+}
+
+}  // namespace
+}  // namespace tsrepro
