@@ -219,7 +219,8 @@ ExpectedFailure failure_without_sanity_run(const Case& c, const MinifyCliOptions
 void print_not_failing(const NotFailingError& e, const MinifyCliOptions& o, const RunSpec& run) {
   const Verdict& v = e.verdict;
   if (o.json.wanted())
-    o.json.give(nlohmann::json{{"status", "not_failing"}, {"message", e.what()}, {"verdict", verdict_to_json(v)}}.dump());
+    o.json.give(
+        nlohmann::json{{"status", "not_failing"}, {"message", e.what()}, {"verdict", verdict_to_json(v)}}.dump());
   std::cerr << "tsrepro: nothing to minify: " << e.what() << "\n"
             << "  ran:     " << run.ref << " vs " << run.backend << " on " << run.device << " (timeout "
             << run.timeout_seconds << " s)\n"

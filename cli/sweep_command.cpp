@@ -54,7 +54,8 @@ class SweepCommand : public Command {
     options_.backends = comma_separated(backends_);
     if (options_.backends.empty()) throw UserError("--backends: no backend given");
     for (const std::string& backend : options_.backends) make_backend(backend, {});  // unknown: UserError naming it
-    if (jobs_ > 0) options_.executor_settings.insert(options_.executor_settings.begin(), "jobs=" + std::to_string(jobs_));
+    if (jobs_ > 0)
+      options_.executor_settings.insert(options_.executor_settings.begin(), "jobs=" + std::to_string(jobs_));
     options_.tsrepro = fs::read_symlink("/proc/self/exe").string();
     run_sweep(options_);
     return 0;

@@ -6,7 +6,6 @@
 #include <filesystem>
 #include <regex>
 
-
 #include <spdlog/spdlog.h>
 #include <torch/script.h>
 
@@ -184,7 +183,8 @@ void MinifyOptions::validate() const {
   // The test command's program: a missing one would only show as "not interesting" (exit 3).
   if (interest == Interest::TestCommand) {
     const std::string program = test_command.substr(0, test_command.find_first_of(" \t"));
-    if (find_program(program).empty()) throw UserError("--test " + test_command + ": no program " + program + " to run");
+    if (find_program(program).empty())
+      throw UserError("--test " + test_command + ": no program " + program + " to run");
   }
 }
 
@@ -236,10 +236,11 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
     result.original_verdict = oracle.check_original(state);
     const std::string route_failure = std::string("exception:") + phase_name(Phase::Route) + ":";
     if (!options.keep_route_failure && oracle.expected().signature.rfind(route_failure, 0) == 0)
-      throw UserError("the case fails on its way into " + options.run.backend + ", before its compiler runs (" +
-                      oracle.expected().signature + "): that failure is the route's (torch.export's tracing or " +
-                      "the TorchScript converter), not the compiler's; add --keep-route-failure to minify it (`tsrepro " +
-                      "run` shows the whole message, and a way past a data-dependent guard)");
+      throw UserError(
+          "the case fails on its way into " + options.run.backend + ", before its compiler runs (" +
+          oracle.expected().signature + "): that failure is the route's (torch.export's tracing or " +
+          "the TorchScript converter), not the compiler's; add --keep-route-failure to minify it (`tsrepro " +
+          "run` shows the whole message, and a way past a data-dependent guard)");
   }
   state.expected = oracle.expected();
   if (!options.outcomes_file.empty())

@@ -30,8 +30,8 @@ class PassContext {
   // One run of the pass `pass` (the engine makes one context per run; the name goes into each
   // accepted step). `offload_dir`: where reference values go (one file each); empty: they stay in
   // memory.
-  PassContext(Oracle& oracle, Case& state, MinifyObserver& observer, std::vector<AcceptedStep>& steps,
-              std::string pass, std::string offload_dir = "")
+  PassContext(Oracle& oracle, Case& state, MinifyObserver& observer, std::vector<AcceptedStep>& steps, std::string pass,
+              std::string offload_dir = "")
       : oracle_(oracle),
         state_(state),
         observer_(observer),

@@ -114,9 +114,9 @@ struct SpawnSetup {
         posix_spawn_file_actions_addopen(&files, target, "/dev/null", reads ? O_RDONLY : O_WRONLY, 0);
         return -1;
       case Stream::Kind::File:
-        posix_spawn_file_actions_addopen(
-            &files, target, stream.path.c_str(),
-            reads ? O_RDONLY : (O_WRONLY | O_CREAT | (stream.append ? O_APPEND : O_TRUNC)), 0644);
+        posix_spawn_file_actions_addopen(&files, target, stream.path.c_str(),
+                                         reads ? O_RDONLY : (O_WRONLY | O_CREAT | (stream.append ? O_APPEND : O_TRUNC)),
+                                         0644);
         return -1;
       case Stream::Kind::AsStdout:
         posix_spawn_file_actions_adddup2(&files, STDOUT_FILENO, target);
@@ -262,7 +262,11 @@ Child::Child(const ChildSpec& spec) {
 Child::~Child() { release(); }
 
 Child::Child(Child&& other) noexcept
-    : pid_(other.pid_), target_(std::move(other.target_)), in_(other.in_), out_(other.out_), err_(other.err_),
+    : pid_(other.pid_),
+      target_(std::move(other.target_)),
+      in_(other.in_),
+      out_(other.out_),
+      err_(other.err_),
       status_(other.status_) {
   other.pid_ = -1;
   other.in_ = other.out_ = other.err_ = -1;

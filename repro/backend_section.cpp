@@ -18,10 +18,9 @@ namespace tsrepro {
 #undef TSREPRO_BACKEND
 
 const Dialect kPythonDialect = {
-    "repro.py", python_bool_literal, python_string_literal, python_comment_text, "GRAPH", "INJECTED",
-    "Repro",    "Injected"};
+    "repro.py", python_bool_literal, python_string_literal, python_comment_text, "GRAPH", "EDITED", "Repro", "Edited"};
 const Dialect kCppDialect = {"repro.cpp", cpp_bool_literal, cpp_string_literal, cpp_comment_text,
-                             "kGraph",    "kInjected",      "kForward",         "kInjectedForward"};
+                             "kGraph",    "kEdited",        "kForward",         "kEditedForward"};
 
 namespace {
 
@@ -61,8 +60,7 @@ const SectionEntry& section_entry(const std::string& spec) {
 const ReproBackend& repro_backend(const std::string& spec) { return *section_entry(spec).backend; }
 
 RenderedSection render_backend_section(const SectionRequest& request, const TemplateValues& common,
-                                       const TemplateFlags& form, const TemplateValues& program_values,
-                                       TemplateFlags& program_flags) {
+                                       const TemplateFlags& form, TemplateFlags& program_flags) {
   const SectionEntry& entry = section_entry(request.spec);
   SectionParts parts = entry.backend->section(request);
   TemplateValues values = common;
@@ -76,10 +74,7 @@ RenderedSection render_backend_section(const SectionRequest& request, const Temp
 
   const std::string_view head = python ? entry.python_head : entry.cpp_head;
   if (head.empty()) return rendered;
-  TemplateValues head_values = program_values;
-  for (const auto& [name, value] : values) head_values[name] = value;
-  flags.insert(program_flags);
-  const std::string filled = fill_template(head, head_values, flags);
+  const std::string filled = fill_template(head, values, flags);
   const size_t first = filled.find_first_not_of('\n');
   if (first != std::string::npos) rendered.head = filled.substr(first, filled.find_last_not_of('\n') + 1 - first);
   return rendered;

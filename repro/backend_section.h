@@ -11,7 +11,9 @@
 #include <string>
 #include <string_view>
 
-#include "backends/inject/inject.h"
+#include <memory>
+#include <optional>
+
 #include "repro/template_fill.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/case.h"
@@ -25,10 +27,10 @@ struct Dialect {
   std::string (*string_literal)(std::string_view);
   std::string (*comment_text)(std::string_view);
   // The program's names for what a section runs.
-  const char* graph;           // the case's graph (the IR form)
-  const char* injected_graph;  // the graph with the inject fault's edit (the IR form)
-  const char* model;           // the model in the module form
-  const char* injected_model;  // the model with the inject fault's edit (the module form)
+  const char* graph;         // the case's graph (the IR form)
+  const char* edited_graph;  // the graph as the backend edits it (EditedGraph; the IR form)
+  const char* model;         // the model in the module form
+  const char* edited_model;  // the model as the backend edits it (the module form)
 };
 extern const Dialect kPythonDialect;
 extern const Dialect kCppDialect;
@@ -37,9 +39,8 @@ extern const Dialect kCppDialect;
 struct SectionRequest {
   const Case& c;
   const Dialect& dialect;
-  const std::string& spec;        // "nnc", "inject:segfault@aten::relu"
+  const std::string& spec;        // "nnc", or a name with the backend's own spec after a colon
   const BackendOptions& options;  // the reference gets none
-  const InjectPlan* plan;         // the inject test backend's plan of its fault; null for the others
   bool module_form;               // the model is source (repro/module_source.h), not IR text
   bool eager_module;              // that source is the eager module form (backends/eager_module.h)
   bool empty_inputs;              // repro.py's IR form feeds an empty list or dict (interpretable.py)
@@ -56,6 +57,14 @@ struct SectionParts {
   bool calls_profiled = false;     // the profiling executor on the model
 };
 
+// A copy of the case's graph that a backend's section runs in its place, edited as the backend
+// edits it (a test backend's faults that change numbers). The reproducers hold it beside
+// the case's graph, in the same form: IR text (Dialect::edited_graph), or a module (edited_model).
+struct EditedGraph {
+  std::shared_ptr<torch::jit::Graph> graph;
+  std::string edit;  // what the edit is, for a comment after the graph's name: "with ... at aten::relu: ..."
+};
+
 // How a backend appears in the reproducers: backends/<id>/section.cpp defines `<id>_repro`.
 struct ReproBackend {
   // It runs the profiling executor: with a reference that does too, both would share the one
@@ -68,6 +77,9 @@ struct ReproBackend {
   // backends/pt2_program.h): repro.py then holds the model as eager Python, no TorchScript in it.
   // Null for the backends that take the graph itself.
   bool (*receives_eager_module)(const BackendOptions&) = nullptr;
+  // The graph its section runs in place of the case's (`spec` decides), or nullopt where it runs
+  // the case's own. Null for the backends that never edit it.
+  std::optional<EditedGraph> (*edited_graph)(const Case& c, const std::string& spec) = nullptr;
 };
 
 // "0, 2": the graph inputs a module's forward takes (those not lifted into its state), for the
@@ -86,12 +98,10 @@ struct RenderedSection {
 };
 
 // The section of `request.spec` in the request's dialect: its template filled with the backend's
-// parts, `common` values (ROLE, ...) and `form` flags (module, random, ...). Its program flags are
-// added to `program_flags`. The head is filled with the program's values and flags too (the
-// writer's, as they stand: the model's form, the injected graph).
+// parts, `common` values (ROLE, ...) and `form` flags (module, random, ...), and its head with the
+// same. Its program flags are added to `program_flags`.
 RenderedSection render_backend_section(const SectionRequest& request, const TemplateValues& common,
-                                       const TemplateFlags& form, const TemplateValues& program_values,
-                                       TemplateFlags& program_flags);
+                                       const TemplateFlags& form, TemplateFlags& program_flags);
 
 // The heads of the reference's and the backend's sections for __BACKEND_HEADS__: each once,
 // `blank_lines` apart and around (2 in repro.py, 1 in repro.cpp); empty for none.

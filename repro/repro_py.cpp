@@ -6,7 +6,7 @@
 // that set them up (each backend's section, backends/<id>/repro.py), and a same()-style comparison. What it
 // leaves out (verdict classes, signature matching, a child process) is `tsrepro run`'s job.
 // Everything taken from the case goes through repro/python_literal.h or python_value_literal.h:
-// no case can inject code into the script.
+// nothing in a case can become code in the script.
 
 #include <algorithm>
 #include <cmath>
@@ -15,14 +15,13 @@
 #include <string>
 #include <vector>
 
-#include "backends/inject/inject.h"
-#include "backends/inject/section.h"
 #include "repro/backend_section.h"
 #include "repro/describe.h"
 #include "repro/environment.h"
 #include "runner/formats/python_literal.h"
 #include "repro/python_value_literal.h"
 #include "repro/reproducer_case.h"
+#include "repro/reproducer_parts.h"
 #include "repro/template_fill.h"
 #include "repro/templates_repro_py.h"  // generated from repro/templates/repro_py/
 #include "runner/case/extension_libraries.h"
@@ -120,7 +119,7 @@ InputCode input_code(const Case& c, const ReproSettings& s) {
   return code;
 }
 
-// class Repro (or Injected, Repro with the injected fault): __init__ registers the lifted inputs,
+// class Repro (or Edited, Repro as the backend edits it): __init__ registers the lifted inputs,
 // forward is the graph's code.
 std::string module_class(const ModuleForm& form, const InputCode& inputs, const std::string& name,
                          const std::string& base, const std::string& comment, bool with_init) {
@@ -165,14 +164,15 @@ std::string eager_module_class(const EagerModule& eager, const InputCode& inputs
   if (!lines.empty()) flags.insert(flag::attributes);
   if (!training_flags.empty()) flags.insert(flag::training_flags);
   const std::string& forward = eager.forward;
-  return fill_template(templates::repro_py_module_class,
-                       {{"CLASS", "Repro"},
-                        {"BASE", "torch.nn.Module"},
-                        {"COMMENT", "the minified graph as plain PyTorch: its state as attributes, its forward as code"},
-                        {"ATTRIBUTES", joined(lines, "\n        ")},
-                        {"TRAINING_FLAGS", joined(training_flags, "\n        ")},
-                        {"FORWARD", forward.substr(4, forward.find_last_not_of('\n') + 1 - 4)}},
-                       flags);
+  return fill_template(
+      templates::repro_py_module_class,
+      {{"CLASS", "Repro"},
+       {"BASE", "torch.nn.Module"},
+       {"COMMENT", "the minified graph as plain PyTorch: its state as attributes, its forward as code"},
+       {"ATTRIBUTES", joined(lines, "\n        ")},
+       {"TRAINING_FLAGS", joined(training_flags, "\n        ")},
+       {"FORWARD", forward.substr(4, forward.find_last_not_of('\n') + 1 - 4)}},
+      flags);
 }
 
 // PEP 8's two blank lines between top-level definitions, where values that span lines (the
@@ -187,16 +187,17 @@ std::string at_most_two_blank_lines(const std::string& source) {
   return out;
 }
 
-// ---- Backend sections ---------------------------------------------------------------------------
+// ---- The parts ----------------------------------------------------------------------------------
 
-// What every section's lines depend on besides its backend: the form of the model (the Repro
-// class or IR text) and, for the IR form, whether an input is an empty list or dict.
-struct SectionForm {
+// How the model is held, which every part's lines depend on: the Repro class (TorchScript's, or
+// eager PyTorch on PyTorch 2's module route) or IR text, and for IR text whether an input is an
+// empty list or dict.
+struct ModelForm {
   bool module = false;
-  bool eager = false;  // the module is eager PyTorch (the module route), not TorchScript's
+  bool eager = false;
   bool empty_inputs = false;
   TemplateFlags random;  // random_number_flags of the graph
-  std::string device;    // the DEVICE literal the module moves to
+  std::string device;    // the DEVICE literal the model moves to
 
   TemplateFlags flags() const {
     TemplateFlags flags = random;
@@ -208,16 +209,6 @@ struct SectionForm {
   std::string parameters() const { return module ? "inputs, fp64=False" : "inputs"; }
 };
 
-// The section of backend `spec` (backends/<id>/repro.py) as the function `role`.
-RenderedSection backend_section(const Case& c, const std::string& spec, const BackendOptions& options,
-                                const std::string& role, const std::optional<InjectPlan>& plan, const SectionForm& form,
-                                const TemplateValues& program_values, TemplateFlags& program_flags) {
-  const SectionRequest request{c,           kPythonDialect, spec,           options, plan ? &*plan : nullptr,
-                               form.module, form.eager,    form.empty_inputs};
-  return render_backend_section(request, {{"ROLE", role}, {"PARAMETERS", form.parameters()}, {"DEVICE", form.device}},
-                                form.flags(), program_values, program_flags);
-}
-
 // Whether an input is an empty list or dict, whose type torch._C._jit_interpret_graph cannot
 // infer from the value: the interpreted sections then build it in the graph (interpretable.py).
 bool has_empty_container_input(const std::vector<c10::IValue>& inputs) {
@@ -226,36 +217,20 @@ bool has_empty_container_input(const std::vector<c10::IValue>& inputs) {
   });
 }
 
-// The model's part of repro.py in the module form: the classes, the imports their annotations
-// need, and the inputs forward takes.
-void add_module_form(const ReproModules& modules, const InputCode& inputs, const InjectPlan* plan,
-                     const std::vector<c10::IValue>& input_values, TemplateValues& values) {
-  if (const std::optional<EagerModule>& eager = modules.eager) {
-    values["CLASSES"] = "\n\n" + eager_module_class(*eager, inputs, input_values) + "\n\n";
-    std::vector<std::string> imports;  // math comes with the data's imports (its #[math] line)
-    for (const std::string& name : eager->imports)
-      if (name != "math") imports.push_back("import " + name);
-    values["TYPING_IMPORT"] = joined(imports, "\n");
-    std::vector<std::string> forward_values;
-    for (size_t i : eager->forward_inputs) forward_values.push_back(inputs.values.at(i));
-    values["INPUTS"] = python_list_lines(forward_values);
-    return;
-  }
-  std::string classes = module_class(modules.repro, inputs, "Repro", "torch.nn.Module",
-                                     "the minified graph: its state as attributes, its forward as code", true);
-  std::set<std::string> imports(modules.repro.python_imports.begin(), modules.repro.python_imports.end());
-  if (modules.injected) {
-    const std::string comment = "Repro with the injected fault at " +
-                                python_comment_text(plan->op_text.substr(0, plan->op_text.find('+'))) + ": " +
-                                python_comment_text(inject_edit_text(plan->fault));
-    classes += "\n\n\n" + module_class(*modules.injected, inputs, "Injected", "Repro", comment, false);
-    imports.insert(modules.injected->python_imports.begin(), modules.injected->python_imports.end());
-  }
-  values["CLASSES"] = "\n\n" + classes + "\n\n";
-  values["TYPING_IMPORT"] = joined(std::vector<std::string>(imports.begin(), imports.end()), "\n");
-  std::vector<std::string> forward_values;
-  for (size_t i : modules.repro.forward_inputs) forward_values.push_back(inputs.values.at(i));
-  values["INPUTS"] = python_list_lines(forward_values);
+ModelForm model_form_of(const Case& c, const ReproSettings& s, const ReproModules& modules) {
+  ModelForm form;
+  form.module = modules.eager || modules.ir_form_reason.empty();
+  form.eager = modules.eager.has_value();
+  form.empty_inputs = !form.module && has_empty_container_input(reproducer_input_values(c, s));
+  form.random = random_number_flags(*c.graph);
+  form.device = python_string_literal(s.failure.run.device);
+  return form;
+}
+
+// Python code that writes math.inf or math.nan (python_float_literal's spelling of them) needs
+// `import math`: the parts that write values say so of their own code.
+void import_math_for(const std::string& code, TemplateFlags& flags) {
+  if (code.find("math.") != std::string::npos) flags.insert(flag::math);
 }
 
 // A torch._inductor.config line as codegen_config() writes it, with a value that is a plain literal:
@@ -268,24 +243,193 @@ bool plain_config_line(const std::string& line) {
 
 // The header of a PyTorch 2 repro.py, as after_aot's: the versions, and the non-default
 // torch._inductor.config values in force (repro/environment.h).
-void add_pytorch2_environment(TemplateValues& values, TemplateFlags& flags) {
+void add_pytorch2_environment(ReproducerPart& part) {
   const nlohmann::json& env = pytorch2_environment();
   if (!env.is_object()) return;
   auto fact = [&](const char* key, const char* unknown) {
     return python_comment_text(env.contains(key) && env[key].is_string() ? env[key].get<std::string>() : unknown);
   };
-  flags.insert(flag::pt2_versions);
-  values["TORCH_VERSION"] = fact("torch", "unknown");
-  values["PYTHON_VERSION"] = fact("python", "unknown");
-  values["CXX_COMPILER"] = fact("compiler", "C++ compiler unknown");
+  part.flags.insert(flag::pt2_versions);
+  part.values["TORCH_VERSION"] = fact("torch", "unknown");
+  part.values["PYTHON_VERSION"] = fact("python", "unknown");
+  part.values["CXX_COMPILER"] = fact("compiler", "C++ compiler unknown");
   std::vector<std::string> lines;
   for (const nlohmann::json& line : env.value("inductor_config", nlohmann::json::array()))
     if (line.is_string())
       lines.push_back(plain_config_line(line.get<std::string>()) ? line.get<std::string>()
                                                                  : "# " + python_comment_text(line.get<std::string>()));
   if (lines.empty()) return;
-  flags.insert(flag::compiler_config);
-  values["COMPILER_CONFIG"] = joined(lines, "\n");
+  part.flags.insert(flag::compiler_config);
+  part.values["COMPILER_CONFIG"] = joined(lines, "\n");
+}
+
+// The header: what the failure is and where it was seen, the custom-operator libraries to load,
+// the PyTorch 2 environment.
+ReproducerPart header_part(const Case& c, const ReproSettings& s, const ModelForm& form) {
+  ReproducerPart part;
+  add_common_values(c, s, python_comment_text, python_string_literal, part.values, part.flags);
+  if (s.failure.run.repeat > 1) part.flags.insert(flag::os);  // the repeated runs' TSREPRO_REPRO_RUN
+  std::vector<std::string> libraries, packages;
+  for (const ExtensionLibrary& library : libraries_of_case(c)) {
+    libraries.push_back(python_string_literal(library.path));
+    if (const std::string package = python_package_of(library.path); !package.empty())
+      packages.push_back(python_string_literal(package));
+  }
+  part.values["LIBRARIES"] = "[" + joined(libraries, ", ") + "]";
+  part.values["LIBRARY_PACKAGES"] = "[" + joined(packages, ", ") + "]";
+  if (!libraries.empty()) part.flags.insert({flag::libraries, flag::os});
+  if (!packages.empty()) part.flags.insert(flag::library_packages);
+  if (form.eager) add_pytorch2_environment(part);
+  return part;
+}
+
+// The model in the module form: the classes (Repro, and Edited where the backend runs the graph
+// edited) and the imports their annotations need.
+void add_module_classes(const ReproModules& modules, const InputCode& inputs, const std::vector<c10::IValue>& values,
+                        ReproducerPart& part) {
+  std::string classes;
+  std::set<std::string> imports;
+  if (const std::optional<EagerModule>& eager = modules.eager) {
+    classes = eager_module_class(*eager, inputs, values);
+    for (const std::string& name : eager->imports)  // math comes with the data's imports (its #[math] line)
+      if (name != "math") imports.insert("import " + name);
+  } else {
+    classes = module_class(modules.repro, inputs, "Repro", "torch.nn.Module",
+                           "the minified graph: its state as attributes, its forward as code", true);
+    imports.insert(modules.repro.python_imports.begin(), modules.repro.python_imports.end());
+    if (modules.edited_module) {
+      classes +=
+          "\n\n\n" + module_class(*modules.edited_module, inputs, "Edited", "Repro",
+                                  "Repro as the backend edits it, " + python_comment_text(modules.edited->edit), false);
+      imports.insert(modules.edited_module->python_imports.begin(), modules.edited_module->python_imports.end());
+    }
+  }
+  part.values["CLASSES"] = "\n\n" + classes + "\n\n";
+  part.values["TYPING_IMPORT"] = joined(std::vector<std::string>(imports.begin(), imports.end()), "\n");
+  import_math_for(classes, part.flags);
+}
+
+// A copy of `graph` returning its outputs as one tuple: what makeMultiOutputIntoTuple() makes of
+// GRAPH in repro.py, done here for the graph a backend edits, which then needs no line of its own.
+std::shared_ptr<torch::jit::Graph> outputs_as_one_tuple(torch::jit::Graph& graph) {
+  std::shared_ptr<torch::jit::Graph> packed = graph.copy();
+  torch::jit::Node* tuple = packed->createTuple(packed->outputs());
+  packed->appendNode(tuple);
+  while (!packed->outputs().empty()) packed->eraseOutput(0);
+  packed->registerOutput(tuple->output());
+  return packed;
+}
+
+// The model in the IR form: the graph (and the one the backend edits) as IR text, and the module
+// archive where a side freezes it.
+void add_graph_ir(const Case& c, const ReproSettings& s, const ReproModules& modules, ReproducerPart& part) {
+  part.flags.insert(flag::ir_form_reason);
+  part.values["IR_FORM_REASON"] = python_comment_text(modules.ir_form_reason);
+  part.values["CLASSES"] = part.values["TYPING_IMPORT"] = "";
+  part.values["GRAPH_IR"] = ir_literal_lines(reproducer_graph_ir(c, s));
+  const bool packed = c.graph->outputs().size() != 1;
+  if (packed) part.flags.insert(flag::packed);
+  if (modules.edited) {
+    part.flags.insert(flag::edited);
+    part.values["EDITED_IR"] =
+        ir_literal_lines(graph_to_ir(*(packed ? outputs_as_one_tuple(*modules.edited->graph) : modules.edited->graph)));
+    part.values["EDIT"] =
+        python_comment_text(modules.edited->edit) + (packed ? " (its outputs one tuple, as GRAPH's)" : "");
+  }
+  if (const std::optional<std::string>& case_module = modules.case_module) {
+    part.flags.insert(flag::case_module);
+    const bool inline_module = case_module->size() <= kInlineModuleBytes;
+    part.flags.insert(inline_module ? flag::case_module_inline : flag::case_module_file);
+    if (inline_module) part.values["CASE_MODULE_BYTES"] = python_bytes_lines(*case_module, "    ");
+    if (!inline_module) part.flags.insert(flag::os);
+  }
+}
+
+ReproducerPart model_part(const Case& c, const ReproSettings& s, const ReproModules& modules, const ModelForm& form,
+                          const InputCode& inputs) {
+  ReproducerPart part;
+  if (form.module) {
+    part.flags.insert(flag::module);
+    add_module_classes(modules, inputs, reproducer_input_values(c, s), part);
+  } else {
+    add_graph_ir(c, s, modules, part);
+  }
+  return part;
+}
+
+// The inputs: the values forward takes (the module form) or the graph's (the IR form), and the
+// helper they call, defined right before them.
+ReproducerPart inputs_part(const ReproModules& modules, const ModelForm& form, const InputCode& inputs) {
+  ReproducerPart part;
+  std::string helper = inputs.helper;
+  if (inputs.saved) part.flags.insert(flag::os);
+  if (form.module) {
+    std::vector<std::string> forward_values;
+    for (size_t i : modules.eager ? modules.eager->forward_inputs : modules.repro.forward_inputs)
+      forward_values.push_back(inputs.values.at(i));
+    part.values["INPUTS"] = python_list_lines(forward_values);
+    if (inputs.saved) helper += "\n\n\nSAVED = saved_inputs()  # the values of the graph's inputs, in order";
+  } else {
+    part.values["INPUTS"] = inputs.saved ? "saved_inputs()" : python_list_lines(inputs.values);
+  }
+  import_math_for(part.values["INPUTS"], part.flags);
+  // With PEP 8's blank lines around it.
+  part.values["INPUT_HELPER"] = helper.empty() ? "" : "\n\n" + helper + "\n";
+  return part;
+}
+
+// The section of backend `spec` (backends/<id>/repro.py) as the function `role`.
+RenderedSection side_section(const Case& c, const std::string& spec, const BackendOptions& options,
+                             const std::string& role, const ModelForm& form, TemplateFlags& program_flags) {
+  const SectionRequest request{c, kPythonDialect, spec, options, form.module, form.eager, form.empty_inputs};
+  return render_backend_section(request, {{"ROLE", role}, {"PARAMETERS", form.parameters()}, {"DEVICE", form.device}},
+                                form.flags(), program_flags);
+}
+
+// The two sides, `reference` and `backend`, and the helpers they call, defined before them.
+ReproducerPart sides_part(const Case& c, const ReproSettings& s, const ModelForm& form) {
+  ReproducerPart part;
+  const RenderedSection reference = side_section(c, s.failure.run.ref, {}, "reference", form, part.flags);
+  const RenderedSection backend =
+      side_section(c, s.failure.run.backend, s.failure.run.backend_options, "backend", form, part.flags);
+  part.values["BACKEND_HEADS"] = backend_heads(reference, backend, 2);
+  if (form.empty_inputs) part.sections.push_back(templates::repro_py_interpretable);
+  if (reference.calls_profiled || backend.calls_profiled) {
+    TemplateFlags profiled_flags = form.flags();
+    const std::vector<std::string> constants = used_constant_inputs(c);
+    if (!form.module && !constants.empty()) {
+      profiled_flags.insert(flag::constants);
+      part.sections.push_back(
+          fill_template(templates::repro_py_constants, {{"CONSTANT_INPUTS", "[" + joined(constants, ", ") + "]"}}));
+    }
+    part.sections.push_back(fill_template(templates::repro_py_profiled, {{"DEVICE", form.device}}, profiled_flags));
+  }
+  part.sections.push_back(reference.text);
+  part.sections.push_back(backend.text);
+  return part;
+}
+
+// How the outputs are judged: only an accuracy failure needs the comparison (for the others the
+// exit status does not depend on it); --backward's gradients.
+ReproducerPart comparison_part(const Case& c, const ReproSettings& s, const ModelForm& form) {
+  ReproducerPart part;
+  if (s.failure.status == Status::Accuracy) {
+    const CompareOptions& cmp = s.failure.run.compare;
+    part.flags.insert(flag::accuracy);
+    part.flags.insert(cmp.use_fp64 ? flag::fp64 : flag::no_fp64);
+    if (cmp.use_fp64) part.flags.insert(form.module ? flag::fp64_module : flag::fp64_graph);
+    TemplateFlags rules;  // the rules of the options tsrepro run was given (--cos, --ignore-non-fp)
+    if (cmp.cos_similarity) rules.insert(flag::cos);
+    if (cmp.ignore_non_fp) rules.insert(flag::ignore_non_fp);
+    if (cmp.exact_dtype) rules.insert(flag::exact);
+    part.sections.push_back(fill_template(
+        templates::repro_py_same,
+        {{"TOL", python_float_literal(cmp.tol)}, {"EQUAL_NAN", python_bool_literal(cmp.equal_nan)}}, rules));
+  }
+  if (s.failure.run.backward)
+    part.sections.push_back(fill_template(templates::repro_py_backward,
+                                          {{"GRADIENT_INPUTS", "[" + joined(gradient_input_indices(c), ", ") + "]"}}));
+  return part;
 }
 
 }  // namespace
@@ -295,118 +439,13 @@ std::string repro_py_source(const Case& c, const ReproSettings& s) {
 }
 
 std::string repro_py_source(const Case& c, const ReproSettings& s, const ReproModules& modules) {
-  TemplateFlags flags;
-  TemplateValues values;
-  add_common_values(c, s, python_comment_text, python_string_literal, values, flags);
-
-  // The case.
-  std::vector<std::string> libraries, packages;
-  for (const ExtensionLibrary& library : libraries_of_case(c)) {
-    libraries.push_back(python_string_literal(library.path));
-    if (const std::string package = python_package_of(library.path); !package.empty())
-      packages.push_back(python_string_literal(package));
-  }
-  values["LIBRARIES"] = "[" + joined(libraries, ", ") + "]";
-  values["LIBRARY_PACKAGES"] = "[" + joined(packages, ", ") + "]";
-  if (!libraries.empty()) flags.insert({flag::libraries, flag::os});
-  if (!packages.empty()) flags.insert(flag::library_packages);
-  std::optional<InjectPlan> plan;
-  if (is_inject_spec(s.failure.run.backend)) plan = plan_inject(s.failure.run.backend, *c.graph);
-  const std::optional<InjectSection> injected =
-      plan ? std::optional<InjectSection>(inject_section_parts(*plan)) : std::nullopt;
-
+  const ModelForm form = model_form_of(c, s, modules);
   const InputCode inputs = input_code(c, s);
-  SectionForm form;
-  form.module = modules.eager || modules.ir_form_reason.empty();
-  form.eager = modules.eager.has_value();
-  form.random = random_number_flags(*c.graph);
-  form.device = values["DEVICE"];
-  std::string input_helper = inputs.helper;
-  if (inputs.saved) flags.insert(flag::os);
-  if (form.module) {
-    flags.insert(flag::module);
-    add_module_form(modules, inputs, plan ? &*plan : nullptr, reproducer_input_values(c, s), values);
-    if (inputs.saved) input_helper += "\n\n\nSAVED = saved_inputs()  # the values of the graph's inputs, in order";
-  } else {
-    flags.insert(flag::ir_form_reason);
-    values["IR_FORM_REASON"] = python_comment_text(modules.ir_form_reason);
-    values["CLASSES"] = values["TYPING_IMPORT"] = "";
-    values["GRAPH_IR"] = ir_literal_lines(reproducer_graph_ir(c, s));
-    if (injected && injected->runs_injected_graph) {
-      flags.insert(flag::injected);
-      values["INJECTED_IR"] = ir_literal_lines(graph_to_ir(*plan->graph));
-      values["FIRST_OP"] = python_comment_text(plan->op_text.substr(0, plan->op_text.find('+')));
-      values["FAULT_EDIT"] = python_comment_text(inject_edit_text(plan->fault));
-    }
-    values["INPUTS"] = inputs.saved ? "saved_inputs()" : python_list_lines(inputs.values);
-    if (c.graph->outputs().size() != 1)
-      flags.insert(flags.count(flag::injected) ? flag::packed_injected : flag::packed);
-    if (flags.count(flag::packed_injected)) flags.insert(flag::packed);
-    form.empty_inputs = has_empty_container_input(reproducer_input_values(c, s));
-  }
-  if (form.eager) add_pytorch2_environment(values, flags);
-  // Defined right before the code that calls it, with PEP 8's blank lines around it.
-  values["INPUT_HELPER"] = input_helper.empty() ? "" : "\n\n" + input_helper + "\n";
-
-  // Sections: the reference, the backend, the comparison.
-  std::string sections;
-  if (const std::optional<std::string>& case_module = form.eager ? std::nullopt : modules.case_module) {
-    flags.insert(flag::case_module);
-    const bool inline_module = case_module->size() <= kInlineModuleBytes;
-    flags.insert(inline_module ? flag::case_module_inline : flag::case_module_file);
-    if (inline_module) values["CASE_MODULE_BYTES"] = python_bytes_lines(*case_module, "    ");
-    if (!inline_module) flags.insert(flag::os);
-  }
-  // The sides first: they say which helper they call (calls_profiled), defined before them.
-  const RenderedSection reference =
-      backend_section(c, s.failure.run.ref, {}, "reference", std::nullopt, form, values, flags);
-  const RenderedSection backend =
-      backend_section(c, s.failure.run.backend, s.failure.run.backend_options, "backend", plan, form, values, flags);
-  values["BACKEND_HEADS"] = backend_heads(reference, backend, 2);
-  if (form.empty_inputs) append_section(sections, std::string(templates::repro_py_interpretable), 2);
-  if (reference.calls_profiled || backend.calls_profiled) {
-    TemplateFlags profiled_flags = form.flags();
-    const std::vector<std::string> constants = used_constant_inputs(c);
-    if (!form.module && !constants.empty()) {
-      profiled_flags.insert(flag::constants);
-      append_section(
-          sections,
-          fill_template(templates::repro_py_constants, {{"CONSTANT_INPUTS", "[" + joined(constants, ", ") + "]"}}), 2);
-    }
-    append_section(sections, fill_template(templates::repro_py_profiled, {{"DEVICE", form.device}}, profiled_flags), 2);
-  }
-  append_section(sections, reference.text, 2);
-  append_section(sections, backend.text, 2);
-  // Only an accuracy failure needs the comparison: for the others the exit status does not depend on it.
-  if (s.failure.status == Status::Accuracy) {
-    flags.insert(flag::accuracy);
-    flags.insert(s.failure.run.compare.use_fp64 ? flag::fp64 : flag::no_fp64);
-    if (s.failure.run.compare.use_fp64) flags.insert(form.module ? flag::fp64_module : flag::fp64_graph);
-    const CompareOptions& cmp = s.failure.run.compare;
-    TemplateFlags options;  // the rules of the options tsrepro run was given (--cos, --ignore-non-fp)
-    if (cmp.cos_similarity) options.insert(flag::cos);
-    if (cmp.ignore_non_fp) options.insert(flag::ignore_non_fp);
-    if (cmp.exact_dtype) options.insert(flag::exact);
-    append_section(
-        sections,
-        fill_template(templates::repro_py_same,
-                      {{"TOL", python_float_literal(cmp.tol)}, {"EQUAL_NAN", python_bool_literal(cmp.equal_nan)}},
-                      options),
-        2);
-  }
-  if (s.failure.run.backward)
-    append_section(sections,
-                   fill_template(templates::repro_py_backward,
-                                 {{"GRADIENT_INPUTS", "[" + joined(gradient_input_indices(c), ", ") + "]"}}),
-                   2);
-  if (sections.find("os.") != std::string::npos || flags.count(flag::repeat)) flags.insert(flag::os);
-  values["SECTIONS"] = sections.substr(0, sections.find_last_not_of('\n') + 1);
-
-  // Imports the data needs.
-  const std::string data = values["INPUTS"] + values["CLASSES"];
-  if (data.find("math.") != std::string::npos) flags.insert(flag::math);
-  if (data.find("base64.") != std::string::npos) flags.insert(flag::base64);
-  return at_most_two_blank_lines(fill_template(templates::repro_py_repro, values, flags));
+  return at_most_two_blank_lines(
+      lay_out(templates::repro_py_repro,
+              {header_part(c, s, form), model_part(c, s, modules, form, inputs), inputs_part(modules, form, inputs),
+               sides_part(c, s, form), comparison_part(c, s, form)},
+              2));
 }
 
 }  // namespace tsrepro

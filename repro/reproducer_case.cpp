@@ -5,7 +5,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "backends/inject/section.h"
 #include "backends/case_module.h"
 #include "repro/backend_section.h"
 #include "repro/describe.h"
@@ -66,17 +65,9 @@ void choose_module_form(const Case& c, const ReproSettings& settings, ReproModul
   const std::vector<c10::IValue> values = reproducer_input_values(c, settings);
   modules.repro = module_form(*reproducer_graph(c, settings), lifted, values);
   modules.ir_form_reason = modules.repro.fallback;
-  if (is_inject_spec(settings.failure.run.backend) && modules.ir_form_reason.empty()) {
-    const InjectPlan plan = plan_inject(settings.failure.run.backend, *c.graph);
-    if (inject_section_parts(plan).runs_injected_graph) {
-      auto injected = plan.graph;
-      if (settings.failure.run.device != "cpu") {
-        injected = injected->copy();
-        graph_constants_to_device(*injected, c10::Device(settings.failure.run.device));
-      }
-      modules.injected = module_form(*injected, lifted, values);
-      modules.ir_form_reason = modules.injected->fallback;
-    }
+  if (modules.edited && modules.ir_form_reason.empty()) {
+    modules.edited_module = module_form(*modules.edited->graph, lifted, values);
+    modules.ir_form_reason = modules.edited_module->fallback;
   }
 }
 
@@ -90,6 +81,11 @@ ReproModules repro_modules(const Case& c, const ReproSettings& settings) {
     for (const InputSpec& spec : c.inputs) lifted.push_back(spec.lifted);
     EagerModule eager = eager_module(*reproducer_graph(c, settings), lifted);
     if (eager.refused.empty()) modules.eager = std::move(eager);
+  }
+  if (backend.edited_graph) modules.edited = backend.edited_graph(c, settings.failure.run.backend);
+  if (modules.edited && settings.failure.run.device != "cpu") {
+    modules.edited->graph = modules.edited->graph->copy();
+    graph_constants_to_device(*modules.edited->graph, c10::Device(settings.failure.run.device));
   }
   choose_module_form(c, settings, modules);
   if (!modules.ir_form_reason.empty()) modules.case_module = case_module_archive(c, settings);

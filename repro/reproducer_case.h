@@ -1,7 +1,7 @@
 #pragma once
 // What both reproducer writers (repro.py, repro.cpp) take from a case and its settings in the
-// same way: the graph's IR for the run's device, whether the inputs fit into the source, the
-// header placeholders and the inject backend's fault lines.
+// same way: the graph's IR for the run's device, the model's form (and the graph a backend edits),
+// whether the inputs fit into the source, the header placeholders.
 
 #include <cstddef>
 #include <optional>
@@ -15,7 +15,7 @@
 #include "repro/module_source.h"
 #include "repro/template_fill.h"
 #include "runner/word_lists.h"
-#include "backends/inject/inject.h"
+#include "repro/backend_section.h"
 #include "tsrepro/backend.h"
 #include "tsrepro/case.h"
 #include "tsrepro/writer.h"
@@ -46,8 +46,11 @@ std::string reproducer_graph_ir(const Case& c, const ReproSettings& settings);
 // holds the parameters): reproducer_files passes it to both writers.
 struct ReproModules {
   ModuleForm repro;
-  std::optional<ModuleForm> injected;  // inject faults that edit the graph: Repro with the edit
-  std::string ir_form_reason;          // non-empty: the IR form, for this reason
+  // The graph the backend's section runs in place of the case's (ReproBackend::edited_graph),
+  // for the run's device, and its module form where the model is in that form.
+  std::optional<EditedGraph> edited;
+  std::optional<ModuleForm> edited_module;
+  std::string ir_form_reason;  // non-empty: the IR form, for this reason
   // The eager module form (backends/eager_module.h), where the backend receives it (PyTorch 2's
   // module route): repro.py's model, with no TorchScript in it, whatever ir_form_reason says.
   std::optional<EagerModule> eager;

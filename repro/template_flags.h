@@ -5,7 +5,8 @@
 // cmake/template_flags.cmake into template_flag_names.h from the templates themselves: a writer
 // that names a flag no template has does not build, and fill_template throws std::logic_error on
 // a tag that is no flag (a template outside that list). The one flag made from a run-time word
-// (the inject fault's name) goes through TemplateFlag::named, which checks it the same way.
+// (a word a backend's section reads from its spec) goes through TemplateFlag::named, which
+// checks it the same way.
 
 #include <initializer_list>
 #include <set>

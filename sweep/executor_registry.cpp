@@ -15,11 +15,10 @@ ExecutorOptions::ExecutorOptions(const std::string& executor, const std::vector<
   for (const ExecutorOptionSpec& spec : accepted) keys.push_back(spec.key + " (" + spec.meaning + ")");
   for (const std::string& entry : entries) {
     const size_t equals = entry.find('=');
-    if (equals == std::string::npos || equals == 0)
-      throw UserError("--executor-opt " + entry + ": not KEY=VALUE");
+    if (equals == std::string::npos || equals == 0) throw UserError("--executor-opt " + entry + ": not KEY=VALUE");
     const std::string key = entry.substr(0, equals);
-    const auto spec = std::find_if(accepted.begin(), accepted.end(),
-                                   [&](const ExecutorOptionSpec& s) { return s.key == key; });
+    const auto spec =
+        std::find_if(accepted.begin(), accepted.end(), [&](const ExecutorOptionSpec& s) { return s.key == key; });
     if (spec == accepted.end())
       throw UserError("--executor-opt " + key + ": the " + executor + " executor takes no such setting" +
                       (keys.empty() ? std::string(" (it takes none)") : "; it takes " + joined(keys, ", ")));
@@ -52,7 +51,8 @@ int ExecutorOptions::positive_int(const std::string& key, int fallback) const {
     used = 0;
   }
   if (value.empty() || used != value.size() || number < 1)
-    throw UserError("--executor-opt " + key + "=" + value + ": the " + executor_ + " executor wants a whole number >= 1");
+    throw UserError("--executor-opt " + key + "=" + value + ": the " + executor_ +
+                    " executor wants a whole number >= 1");
   return number;
 }
 

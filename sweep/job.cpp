@@ -32,7 +32,8 @@ std::string last_nonempty_line(const std::string& text) {
 void prepare_job(const Job& job) {
   if (job_finished(job.dir)) return;
   fs::create_directories(job.dir);
-  for (const char* stale : {"stdout", "stderr", "seconds", "result.json"}) remove_tree((fs::path(job.dir) / stale).string());
+  for (const char* stale : {"stdout", "stderr", "seconds", "result.json"})
+    remove_tree((fs::path(job.dir) / stale).string());
   for (const std::string& output : job.outputs) remove_tree(output);
   write_file_atomically((fs::path(job.dir) / "job.json").string(), json{{"argv", job.argv}}.dump(1) + "\n");
 }

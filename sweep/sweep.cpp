@@ -62,7 +62,6 @@ std::string seconds_argument(double seconds) {
   return text.str();
 }
 
-
 class Sweep {
  public:
   explicit Sweep(const SweepOptions& o) : o_(o), out_(fs::absolute(o.out).lexically_normal()) {

@@ -24,10 +24,10 @@ struct SweepOptions {
   std::vector<std::string> backends = comma_separated(kDefaultSweepBackends);
   std::string executor = "local";              // a name of sweep/executors/executors.def
   std::vector<std::string> executor_settings;  // --executor-opt KEY=VALUE, checked by the executor
-  int repeat = 3;                      // runs of every failure again, for its rate
-  double timeout_seconds = 300;        // of one run (run --timeout, minify --timeout)
-  std::string tsrepro;                 // this executable: the jobs run it
-  std::vector<std::string> libraries;  // --load-library: custom-operator libraries every job loads
+  int repeat = 3;                              // runs of every failure again, for its rate
+  double timeout_seconds = 300;                // of one run (run --timeout, minify --timeout)
+  std::string tsrepro;                         // this executable: the jobs run it
+  std::vector<std::string> libraries;          // --load-library: custom-operator libraries every job loads
 };
 
 // Throws UserError for a bad zoo, a bad OUT or settings that differ from OUT's earlier sweep.

@@ -5,6 +5,10 @@ tag named after one). A backend's name, its options, its sections, its place in 
 defaults and the Python shim's run are all in backends/<id>/ and backends/backends.def, reached
 through the registry; this test fails when a file elsewhere spells one out.
 
+The writers (repro/, issue 53) go further: no file there names the inject test backend at all,
+in code, templates or comments; what inject adds to a reproducer is its section's, reached
+through ReproBackend like any backend's (an edited graph, its head, its flags).
+
 usage: check_backend_names.py SOURCE_ROOT   (ctest: backends.names_stay_inside, label unit)
 
 It first checks itself on a made-up file (a literal, a comment, a docstring and a template tag),
@@ -27,6 +31,14 @@ CMAKE = (".cmake", "CMakeLists.txt")
 def backend_ids(root):
     with open(os.path.join(root, "backends", "backends.def")) as f:
         return re.findall(r"^TSREPRO_BACKEND\(\s*(\w+)\s*,", f.read(), re.M)
+
+
+# Every file under repro/ that source_files leaves out (templates of other kinds: .txt.in, .html).
+def writer_templates(root):
+    found = []
+    for folder, _, files in os.walk(os.path.join(root, WRITERS_ROOT)):
+        found += [os.path.relpath(os.path.join(folder, f), root) for f in files]
+    return sorted(p for p in found if not p.endswith(C_LIKE + PYTHON + CMAKE))
 
 
 def source_files(root):
@@ -112,14 +124,33 @@ def check_self(ids):
         sys.exit("check_backend_names.py: its own Python check went wrong")
 
 
+# The writers know no backend by name, not even in prose: the test backend is the one they used to.
+WRITERS_ROOT = "repro"
+UNNAMED_IN_WRITERS = re.compile(r"inject", re.I)
+
+
+def places_in_writers_naming_inject(path, text):
+    if not path.startswith(WRITERS_ROOT + os.sep):
+        return []
+    return ["%s:%d: the writers name the inject backend" % (path, text.count("\n", 0, m.start()) + 1)
+            for m in UNNAMED_IN_WRITERS.finditer(text)]
+
+
 def main():
     root = sys.argv[1]
     ids = backend_ids(root)
     check_self(ids)
+    if places_in_writers_naming_inject("repro/x.h", "// an Injected class\n") != ["repro/x.h:1: the writers name the inject backend"]:
+        sys.exit("check_backend_names.py: its own check of the writers went wrong")
     found = []
-    for path in source_files(root):
+    templates = writer_templates(root)
+    for path in source_files(root) + templates:
         with open(os.path.join(root, path), errors="replace") as f:
-            found += places_naming_backends(path, f.read(), ids)
+            text = f.read()
+        found += places_in_writers_naming_inject(path, text)
+        if path in templates:
+            continue  # templates: only the writers' rule (their tags are checked with the sources)
+        found += places_naming_backends(path, text, ids)
     for line in found:
         print(line)
     print("%d place(s) outside backends/ and tests/ name a backend (%s)" % (len(found), ", ".join(ids)))

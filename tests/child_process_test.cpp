@@ -121,7 +121,8 @@ TEST(Child, ItsDestructorKillsAndReapsAChildStillRunning) {
 // The compile server's and a worker's pipes: a reader that has gone is a false, never a SIGPIPE
 // that ends this process (its disposition left at the default, as the CLI leaves it).
 TEST(WriteAll, AReaderThatHasGoneIsAFalseNotASignal) {
-  struct sigaction before {}, default_action {};
+  struct sigaction before {
+  }, default_action{};
   default_action.sa_handler = SIG_DFL;
   ::sigaction(SIGPIPE, &default_action, &before);
   int ends[2];

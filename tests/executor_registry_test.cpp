@@ -54,15 +54,19 @@ TEST(ExecutorOptions, EachKeyAsDeclaredRepeatableOnesInOrder) {
   EXPECT_EQ(options.texts("arg"), (std::vector<std::string>{"--mem=4G", "--account=x"}));
   EXPECT_EQ(options.positive_int("missing", 7), 7);
 
-  EXPECT_EQ(refusal([&] { ExecutorOptions("demo", {"partition=a", "partition=b"}, accepted); }),
+  EXPECT_EQ(refusal([&] {
+              ExecutorOptions("demo", {"partition=a", "partition=b"}, accepted);
+            }),
             "--executor-opt partition: given twice (the demo executor takes one)");
   EXPECT_EQ(refusal([&] { ExecutorOptions("demo", {"=x"}, accepted); }), "--executor-opt =x: not KEY=VALUE");
   const std::string unknown = refusal([&] { ExecutorOptions("demo", {"nodes=3"}, accepted); });
-  EXPECT_EQ(unknown, "--executor-opt nodes: the demo executor takes no such setting; it takes partition (a "
-                     "partition), arg (a flag)");
+  EXPECT_EQ(unknown,
+            "--executor-opt nodes: the demo executor takes no such setting; it takes partition (a "
+            "partition), arg (a flag)");
   for (const char* bad : {"jobs=", "jobs=two", "jobs=2x", "jobs=-1", "jobs=0"})
-    EXPECT_NE(refusal([&] { ExecutorOptions("demo", {bad}, {{"jobs", "n"}}).positive_int("jobs", 1); }).find(
-                  "wants a whole number >= 1"),
+    EXPECT_NE(refusal([&] {
+                ExecutorOptions("demo", {bad}, {{"jobs", "n"}}).positive_int("jobs", 1);
+              }).find("wants a whole number >= 1"),
               std::string::npos)
         << bad;
   EXPECT_EQ(ExecutorOptions("demo", {"jobs=12"}, {{"jobs", "n"}}).positive_int("jobs", 1), 12);

@@ -28,9 +28,9 @@ using testing::case_from_ir;
 using testing::chain_ir;
 using testing::has_op;
 using testing::kChain;
+using testing::minify_with;
 using testing::node_kinds;
 using testing::PassHarness;
-using testing::minify_with;
 using testing::RecordingObserver;
 
 // ---- what the passes share -----------------------------------------------------------------------
@@ -53,15 +53,16 @@ TEST(ComputeNodes, ListsOfConstantsAreLiteralsUnlessWritten) {
       "  return (%z)\n",
       {at::randn({1, 1, 3, 3}), at::randn({1, 1, 1, 1})});
   EXPECT_EQ(count_compute_nodes(*c.graph), 5u);  // conv2d, the written list, append, len, add
-  EXPECT_EQ(node_kinds(c), (std::vector<std::string>{"aten::conv2d", "prim::ListConstruct", "aten::append",
-                                                     "aten::len", "aten::add"}));
+  EXPECT_EQ(node_kinds(c), (std::vector<std::string>{"aten::conv2d", "prim::ListConstruct", "aten::append", "aten::len",
+                                                     "aten::add"}));
 }
 
 // On 3 nodes the searching passes ask nothing: the engine's 1-minimality check cuts each node alone,
 // which is the whole search there. On kChain's 5 they search.
 TEST(SearchingPasses, LeaveAStateOfThreeNodesToTheOneMinimalCheck) {
-  const char* three = "graph(%x : Tensor):\n  %a : Tensor = aten::sin(%x)\n  %b : Tensor = aten::relu(%a)\n"
-                      "  %c : Tensor = aten::tanh(%b)\n  return (%c)\n";
+  const char* three =
+      "graph(%x : Tensor):\n  %a : Tensor = aten::sin(%x)\n  %b : Tensor = aten::relu(%a)\n"
+      "  %c : Tensor = aten::tanh(%b)\n  return (%c)\n";
   for (PassFunction pass : {bisect_window_pass, truncate_suffix_pass, cut_ranges_pass, cut_nodes_pass}) {
     PassHarness h(case_from_ir(three, {at::randn({4})}), has_op("aten::relu"));
     EXPECT_FALSE(h.run(pass));
@@ -368,9 +369,9 @@ TEST(Engine, RepeatedCandidatesAreAnsweredFromTheCache) {
 // truncate-suffix's prefix); another constant is another graph.
 TEST(Engine, TheSameGraphUnderOtherNamesIsAnsweredFromTheCache) {
   const auto relu_then = [](const char* a, const char* b, int64_t constant) {
-    return "graph(%" + std::string(a) + " : Tensor):\n  %k : int = prim::Constant[value=" +
-           std::to_string(constant) + "]()\n  %" + b + " : Tensor = aten::relu(%" + a + ")\n  %out : Tensor = aten::add(%" +
-           b + ", %" + a + ", %k)\n  return (%out)\n";
+    return "graph(%" + std::string(a) + " : Tensor):\n  %k : int = prim::Constant[value=" + std::to_string(constant) +
+           "]()\n  %" + b + " : Tensor = aten::relu(%" + a + ")\n  %out : Tensor = aten::add(%" + b + ", %" + a +
+           ", %k)\n  return (%out)\n";
   };
   const at::Tensor x = at::randn({4});
   PassHarness h(case_from_ir(relu_then("x", "y", 1), {x}), has_op("aten::relu"));

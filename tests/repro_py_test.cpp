@@ -219,7 +219,7 @@ TEST(ReproPySource, HoldsOnlyTheBackendsItUses) {
   EXPECT_NE(nnc.find("_jit_override_can_fuse_on_cpu(True)"), std::string::npos);
   EXPECT_NE(nnc.find("def difference("), std::string::npos);
   EXPECT_EQ(nnc.find("CaseModule"), std::string::npos);
-  EXPECT_EQ(nnc.find("INJECTED"), std::string::npos);
+  EXPECT_EQ(nnc.find("EDITED"), std::string::npos);
   const std::string inject = repro_py_source(c, settings_for("inject:hang@aten::relu", "timeout"));
   EXPECT_NE(inject.find("signal.pause()"), std::string::npos) << inject;
   EXPECT_EQ(inject.find("def profiled("), std::string::npos);

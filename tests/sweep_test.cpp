@@ -249,7 +249,8 @@ TEST(SweepCli, BadInputIsRefusedInOneLineNamingIt) {
     EXPECT_NE(r.err.find(message), std::string::npos) << r.describe();
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.describe();
   }
-  for (const char* never_made : {"o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8"}) EXPECT_FALSE(fs::exists(tmp / never_made)) << never_made;
+  for (const char* never_made : {"o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8"})
+    EXPECT_FALSE(fs::exists(tmp / never_made)) << never_made;
 }
 
 }  // namespace

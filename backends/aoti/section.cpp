@@ -19,8 +19,8 @@ SectionParts aoti_section(const SectionRequest& request) {
   if (request.eager_module)
     parts.flags.insert(pt2_draft_export(request.options, Pt2Route::Module) ? flag::draft_export : flag::plain_export);
   // repro.cpp: <fstream> to look for the package, <cstdlib> for std::exit(2) (the loader's header
-  // is in repro_head.cpp.in)
-  parts.program_flags.insert({flag::files, flag::abort});
+  // is in repro_head.cpp.in); repro.py: os.path for the package beside it
+  parts.program_flags.insert({flag::files, flag::abort, flag::os});
   return parts;
 }
 
@@ -31,7 +31,6 @@ bool aoti_receives_eager_module(const BackendOptions& options) {
 
 }  // namespace
 
-extern const ReproBackend aoti_repro{/*profiles=*/false, /*freezes=*/true, aoti_section,
-                                   aoti_receives_eager_module};
+extern const ReproBackend aoti_repro{/*profiles=*/false, /*freezes=*/true, aoti_section, aoti_receives_eager_module};
 
 }  // namespace tsrepro

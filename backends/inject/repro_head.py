@@ -12,8 +12,3 @@ class BackwardError(torch.autograd.Function):  # the injected fault's op: a copy
 TSREPRO_OPS = torch.library.Library("tsrepro", "DEF")  # tsrepro::backward_error, as tsrepro's runner defines it  #[backward_error]
 TSREPRO_OPS.define("backward_error(Tensor x, str where) -> Tensor")  #[backward_error]
 TSREPRO_OPS.impl("backward_error", BackwardError.apply, "CompositeImplicitAutograd")  #[backward_error]
-
-
-INJECTED = torch._C.parse_ir(  # GRAPH with the injected fault at __FIRST_OP__: __FAULT_EDIT__  #[injected]
-    __INJECTED_IR__)  #[injected]
-INJECTED.makeMultiOutputIntoTuple()  #[packed_injected]

@@ -257,8 +257,8 @@ Verdict RunnerProcess::exchange(const EvalRequest& request, double timeout_secon
   for (std::string line;;) {
     switch (process_->read_line(line, deadline)) {
       case Process::Read::Timeout:
-        return verdict_for_timeout(phase, compiling(phase), compiling(phase) ? request.run.compile_timeout_seconds
-                                                                             : timeout_seconds);
+        return verdict_for_timeout(phase, compiling(phase),
+                                   compiling(phase) ? request.run.compile_timeout_seconds : timeout_seconds);
       case Process::Read::Eof:
         return verdict_for_dead_worker(phase);
       case Process::Read::Line:

@@ -55,17 +55,19 @@ TEST(BisectWindow, StopsWhereTheFailureNeedsBothHalves) {
 // sizes, a list of tuples its transform appends to): a window after it keeps it and the node that
 // appends to it, instead of giving up on every window past it.
 TEST(BisectWindow, KeepsAnEarlyValueNoInputCanHoldAndWhatWritesIt) {
-  std::string ir = "graph(%x0 : Tensor):\n"
-                   "  %sizes : (int, int)[] = prim::ListConstruct()\n"
-                   "  %two : int = prim::Constant[value=2]()\n"
-                   "  %pair : (int, int) = prim::TupleConstruct(%two, %two)\n"
-                   "  %grown : (int, int)[] = aten::append(%sizes, %pair)\n";
+  std::string ir =
+      "graph(%x0 : Tensor):\n"
+      "  %sizes : (int, int)[] = prim::ListConstruct()\n"
+      "  %two : int = prim::Constant[value=2]()\n"
+      "  %pair : (int, int) = prim::TupleConstruct(%two, %two)\n"
+      "  %grown : (int, int)[] = aten::append(%sizes, %pair)\n";
   for (size_t i = 0; i < 64; ++i)
     ir += "  %x" + std::to_string(i + 1) + " : Tensor = aten::" + (i == 40 ? "relu" : "tanh") + "(%x" +
           std::to_string(i) + ")\n";
-  ir += "  %n : int = aten::len(%sizes)\n"
-        "  %out : Tensor = aten::add(%x64, %x64, %n)\n"
-        "  return (%out)\n";
+  ir +=
+      "  %n : int = aten::len(%sizes)\n"
+      "  %out : Tensor = aten::add(%x64, %x64, %n)\n"
+      "  return (%out)\n";
   Case c = case_from_ir(ir, {at::randn({4})});
   record_import_origins(*c.graph);  // nodes known by their origin, as an imported model's are
   PassHarness h(c, has_op("aten::relu"));
@@ -84,16 +86,18 @@ TEST(BisectWindow, FollowsACulpritWhoseTensorLeavesInAList) {
   for (size_t i = 0; i < 32; ++i) {
     ir += "  %x" + std::to_string(i + 1) + " : Tensor = aten::tanh(%x" + std::to_string(i) + ")\n";
     if (i == 3)
-      ir += "  %normalized : Tensor = aten::relu(%x4)\n"  // a side branch, as SSD's L2Norm
-            "  %features : Tensor[] = prim::ListConstruct(%normalized)\n";
+      ir +=
+          "  %normalized : Tensor = aten::relu(%x4)\n"  // a side branch, as SSD's L2Norm
+          "  %features : Tensor[] = prim::ListConstruct(%normalized)\n";
   }
   for (size_t i = 0; i < 32; ++i)
-    ir += "  %y" + std::to_string(i + 1) + " : Tensor = aten::sin(%" + (i == 0 ? "x32" : "y" + std::to_string(i)) +
-          ")\n";
-  ir += "  %more : Tensor[] = aten::append(%features, %y32)\n"
-        "  %zero : int = prim::Constant[value=0]()\n"
-        "  %out : Tensor = aten::cat(%features, %zero)\n"
-        "  return (%out)\n";
+    ir +=
+        "  %y" + std::to_string(i + 1) + " : Tensor = aten::sin(%" + (i == 0 ? "x32" : "y" + std::to_string(i)) + ")\n";
+  ir +=
+      "  %more : Tensor[] = aten::append(%features, %y32)\n"
+      "  %zero : int = prim::Constant[value=0]()\n"
+      "  %out : Tensor = aten::cat(%features, %zero)\n"
+      "  return (%out)\n";
   Case c = case_from_ir(ir, {at::randn({4})});
   record_import_origins(*c.graph);
   PassHarness h(c, has_op("aten::relu"));

@@ -26,15 +26,15 @@ using testing::PassHarness;
 // value of that value, not that of the one now numbered as it was.
 TEST(CutNodes, AnEditOfAnEditFeedsTheStatesValues) {
   const at::Tensor x = at::tensor({0.5, -1.0, 2.0});
-  const Case state = with_copy_numbering(case_from_ir(
-      "graph(%x : Tensor):\n"
-      "  %1 : int = aten::dim(%x)\n"
-      "  %2 : Tensor = aten::sin(%x)\n"
-      "  %3 : Tensor = aten::cos(%2)\n"
-      "  %4 : Tensor = aten::tanh(%3)\n"
-      "  %5 : Tensor = aten::add(%4, %4, %1)\n"
-      "  return (%5)\n",
-      {x}));
+  const Case state =
+      with_copy_numbering(case_from_ir("graph(%x : Tensor):\n"
+                                       "  %1 : int = aten::dim(%x)\n"
+                                       "  %2 : Tensor = aten::sin(%x)\n"
+                                       "  %3 : Tensor = aten::cos(%2)\n"
+                                       "  %4 : Tensor = aten::tanh(%3)\n"
+                                       "  %5 : Tensor = aten::add(%4, %4, %1)\n"
+                                       "  return (%5)\n",
+                                       {x}));
   const ReferenceValues refs = compute_reference_values(state);
   const std::optional<Case> prefix = truncated_after(state, 3, PrefixOutputs::LastNode);  // dim goes
   ASSERT_TRUE(prefix.has_value());

@@ -115,7 +115,7 @@ size_t repro_py_code_lines(const std::string& source) {
   size_t code = 0;
   bool in_data = false;
   for (std::string line; std::getline(in, line);) {
-    const bool data_start = line.rfind("GRAPH = ", 0) == 0 || line.rfind("INJECTED = ", 0) == 0 ||
+    const bool data_start = line.rfind("GRAPH = ", 0) == 0 || line.rfind("EDITED = ", 0) == 0 ||
                             line.rfind("INPUTS = ", 0) == 0 || line.rfind("CASE_MODULE = ", 0) == 0;
     if (data_start) {
       in_data = line.back() == '(' || line.back() == '[' || line.find("(  #") != std::string::npos;
@@ -123,7 +123,7 @@ size_t repro_py_code_lines(const std::string& source) {
     }
     // The model's classes, and the comparison: tsrepro's own rules, the same in every repro.py (what
     // repro.cpp includes from tsrepro_compare.h).
-    if (line.rfind("class Repro(", 0) == 0 || line.rfind("class Injected(", 0) == 0 ||
+    if (line.rfind("class Repro(", 0) == 0 || line.rfind("class Edited(", 0) == 0 ||
         line.rfind("def difference(", 0) == 0) {  // the model's classes: up to the next top-level line
       in_data = true;
       continue;
@@ -144,9 +144,10 @@ size_t repro_cpp_code_lines(const std::string& source) {
   size_t code = 0;
   bool in_data = false;
   for (std::string line; std::getline(in, line);) {
-    if (line.rfind("const char* const kGraph =", 0) == 0 || line.rfind("const char* const kInjected =", 0) == 0 ||
+    if (line.rfind("const char* const kGraph =", 0) == 0 || line.rfind("const char* const kEdited =", 0) == 0 ||
         line.rfind("const char kInputs[] =", 0) == 0 || line.rfind("const char kCaseModule[] =", 0) == 0 ||
-        line.rfind("const char* const kForward =", 0) == 0 || line.rfind("const char* const kInjectedForward =", 0) == 0) {
+        line.rfind("const char* const kForward =", 0) == 0 ||
+        line.rfind("const char* const kEditedForward =", 0) == 0) {
       in_data = true;
       continue;
     }
@@ -189,8 +190,8 @@ bool repro_reproduces(const Result& r, const json& expected) {
 }  // namespace
 
 size_t expect_repro_py_agrees_on_every_checkpoint(const std::string& out, const std::string& backend,
-                                                   const std::string& timeout, const std::string& scratch,
-                                                   TsreproRuns runs) {
+                                                  const std::string& timeout, const std::string& scratch,
+                                                  TsreproRuns runs) {
   std::vector<std::string> dirs = {out + "/minified"};
   for (const std::string& name : list_dir(out + "/checkpoints")) dirs.push_back(out + "/checkpoints/" + name);
   size_t reproduced = 0, module_form = 0;
@@ -208,7 +209,8 @@ size_t expect_repro_py_agrees_on_every_checkpoint(const std::string& out, const 
     EXPECT_EQ(repro_reproduces(repro, expected), runner) << expected.dump() << "\n" << run_out << repro.describe();
     reproduced += runner;
     if (read_text(dir + "/repro.py").find("\nclass Repro(") == std::string::npos) continue;
-    const Result ops = run_cmd(kPython, {kFixtures + "scripted_ops.py", dir + "/repro.py", dir + "/graph.ir"}, {"", 300});
+    const Result ops =
+        run_cmd(kPython, {kFixtures + "scripted_ops.py", dir + "/repro.py", dir + "/graph.ir"}, {"", 300});
     EXPECT_EQ(ops.exit_code, 0) << ops.describe();
     ++module_form;
   }

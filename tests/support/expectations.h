@@ -27,13 +27,13 @@ void expect_import_rejected(const TempDir& dir, const Args& args, const std::str
                             const std::string& must_mention);
 
 // The size of a short repro.py as cloc counts code: lines neither blank nor comments, and
-// outside what grows with the case: the model (the Repro and Injected classes, or the GRAPH /
-// INJECTED IR and CASE_MODULE) and the INPUTS literals; and outside the comparison, difference(),
+// outside what grows with the case: the model (the Repro and Edited classes, or the GRAPH /
+// EDITED IR and CASE_MODULE) and the INPUTS literals; and outside the comparison, difference(),
 // tsrepro's rules the same in every repro.py (repro.cpp has them in tsrepro_compare.h). The rest is
 // the harness.
 size_t repro_py_code_lines(const std::string& source);
-// The same for a short repro.cpp: its model and data are the kForward / kInjectedForward (or
-// kGraph / kInjected, kCaseModule) and kInputs literals.
+// The same for a short repro.cpp: its model and data are the kForward / kEditedForward (or
+// kGraph / kEdited, kCaseModule) and kInputs literals.
 size_t repro_cpp_code_lines(const std::string& source);
 
 Args import_args(const std::string& source, const std::string& inputs, const std::string& out);

@@ -6,7 +6,6 @@
 # Its nodes came from: __NODE_ORIGINS__  #[origins]
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 # The graph stays IR text (torch._C.parse_ir) here: __IR_FORM_REASON__.  #[ir_form_reason]
-import base64  #[base64]
 import io  #[case_module]
 import math  #[math]
 import os  #[os]
@@ -33,6 +32,8 @@ __BACKEND_HEADS__
 GRAPH = torch._C.parse_ir(  #[!module]
     __GRAPH_IR__)  #[!module]
 GRAPH.makeMultiOutputIntoTuple()  # a TorchScript function returns one value: its outputs become a tuple  #[packed]
+EDITED = torch._C.parse_ir(  # GRAPH as the backend edits it, __EDIT__  #[edited]
+    __EDITED_IR__)  #[edited]
 CASE_MODULE = (  # torch.jit.save of GRAPH as the forward of a module in eval mode, its lifted inputs as buffers  #[case_module_inline]
     __CASE_MODULE_BYTES__)  #[case_module_inline]
 CASE_MODULE = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "case_module.pt"), "rb").read()  #[case_module_file]

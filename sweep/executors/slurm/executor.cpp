@@ -1,7 +1,7 @@
 // The Slurm executor: a phase is one `sbatch --array` over its unfinished jobs (its script made
 // from slurm_array.sh beside this file); Slurm schedules them on its nodes, and the sweep only
-// watches: the jobs' exit_code files for progress, squeue for when the array has left the queue. The nodes must see OUT at the same path (a shared file
-// system), as they see the tsrepro executable.
+// watches: the jobs' exit_code files for progress, squeue for when the array has left the queue. The nodes must see OUT
+// at the same path (a shared file system), as they see the tsrepro executable.
 
 #include <unistd.h>
 
@@ -84,8 +84,9 @@ class SlurmExecutor : public Executor {
     for (const Job* job : jobs) list += job->dir + "\n";
     const std::string list_file = (dir_ / (name + ".jobs")).string(), script = (dir_ / (name + ".sh")).string();
     write_file_atomically(list_file, list);
-    write_file_atomically(script, fill_template(templates::sweep_executor_slurm_array, {{"LIST", shell_quoted(list_file)},
-                                                                               {"TSREPRO", shell_quoted(tsrepro_)}}));
+    write_file_atomically(script,
+                          fill_template(templates::sweep_executor_slurm_array,
+                                        {{"LIST", shell_quoted(list_file)}, {"TSREPRO", shell_quoted(tsrepro_)}}));
     std::vector<std::string> args = {"--parsable", "--array=0-" + std::to_string(jobs.size() - 1),
                                      "--job-name=tsrepro-sweep", "--output=" + (dir_ / "logs" / "%A_%a.out").string()};
     if (!options_.partition.empty()) args.push_back("--partition=" + options_.partition);
