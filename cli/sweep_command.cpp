@@ -34,8 +34,10 @@ class SweepCommand : public Command {
     cmd->add_option("--executor", options_.executor, "where jobs run:" + executors)
         ->capture_default_str()
         ->check(CLI::IsMember(executor_names()));
+    // One KEY=VALUE per flag: a vector option would otherwise take the zoo after it too.
     cmd->add_option("--executor-opt", options_.executor_settings,
-                    "KEY=VALUE: a setting of the executor (repeatable; each executor says which it takes)");
+                    "KEY=VALUE: a setting of the executor (repeatable; each executor says which it takes)")
+        ->allow_extra_args(false);
     cmd->add_option("-j,--jobs", jobs_, "the local executor's jobs at once (--executor-opt jobs=N)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--repeat", options_.repeat, "runs of every failure again, for its rate (flaky failures)")

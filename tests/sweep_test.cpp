@@ -239,7 +239,8 @@ TEST(SweepCli, BadInputIsRefusedInOneLineNamingIt) {
        "--executor-opt partition: the local executor takes no such setting; it takes jobs"},
       {{"sweep", kZoo, "-o", tmp / "o6", "--executor", "slurm", "--executor-opt", "jobs=4"},
        "--executor-opt jobs: the slurm executor takes no such setting; it takes partition"},
-      {{"sweep", kZoo, "-o", tmp / "o7", "--executor-opt", "jobs=0"},
+      // Before the zoo: the option takes one KEY=VALUE, not the zoo after it.
+      {{"sweep", "--executor-opt", "jobs=0", kZoo, "-o", tmp / "o7"},
        "--executor-opt jobs=0: the local executor wants a whole number >= 1"},
       {{"sweep", kZoo, "-o", tmp / "o8", "--executor-opt", "jobs"}, "--executor-opt jobs: not KEY=VALUE"},
   };
