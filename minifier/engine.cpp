@@ -268,8 +268,12 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
         // state was checked), and the other passes go on.
         spdlog::warn("pass {}: stopped: {}", pass->name, one_line_error(e.what()));
       }
-      spdlog::info("pass {}: {} ({} queries)", pass->name, pass_changed ? "changed the graph" : "no change",
-                   oracle.stats().queries - queries_before);
+      if (!pass_changed && !ctx.skip_reason().empty())
+        spdlog::info("pass {}: skipped ({} queries): {}", pass->name, oracle.stats().queries - queries_before,
+                     ctx.skip_reason());
+      else
+        spdlog::info("pass {}: {} ({} queries)", pass->name, pass_changed ? "changed the graph" : "no change",
+                     oracle.stats().queries - queries_before);
       changed |= pass_changed;
     }
     return changed;

@@ -24,6 +24,10 @@ inline bool left_to_the_one_minimal_check(size_t cuttable) { return cuttable <= 
 inline bool left_to_the_one_minimal_check(const Case& state) {
   return left_to_the_one_minimal_check(cuttable_nodes(*state.graph).size());
 }
+// The skip reason of the passes that leave so few nodes to that check.
+inline constexpr const char* kFewNodesSkip = "3 nodes or fewer: the 1-minimality check's single cuts are the search";
+// The skip reason of the passes that cut with reference values the reference cannot give.
+inline constexpr const char* kNoValuesSkip = "the reference cannot expose the graph's values to feed a cut";
 
 class PassContext {
  public:
@@ -88,6 +92,15 @@ class PassContext {
   // fixpoint has nothing to ask of its own output.
   bool nodes_last_cut_by_this_pass() const;
 
+  // A pass that can change nothing on this state says why before it asks anything, and returns
+  // skip(...)'s false: `-v` prints the reason beside its zero queries (issue 53: where a query is a
+  // compile, a pass that runs should be one that can change the case).
+  bool skip(std::string why) {
+    skip_reason_ = std::move(why);
+    return false;
+  }
+  const std::string& skip_reason() const { return skip_reason_; }
+
  private:
   void accept(Case candidate);
   // The one search behind the above: candidates made in order, tried in windows of -j; with
@@ -101,6 +114,7 @@ class PassContext {
   std::vector<AcceptedStep>& steps_;
   const std::string pass_;
   const std::string offload_dir_;
+  std::string skip_reason_;
   // state_reference_values' values, and the number of accepted steps they were computed at.
   std::optional<ReferenceValues> state_values_;
   std::optional<size_t> state_values_at_step_;

@@ -67,6 +67,7 @@ TEST(SearchingPasses, LeaveAStateOfThreeNodesToTheOneMinimalCheck) {
     PassHarness h(case_from_ir(three, {at::randn({4})}), has_op("aten::relu"));
     EXPECT_FALSE(h.run(pass));
     EXPECT_EQ(h.queries(), 1u);  // the sanity run only
+    EXPECT_EQ(h.ctx.skip_reason(), kFewNodesSkip);
   }
   PassHarness four(case_from_ir(kChain, {at::randn({4})}), has_op("aten::relu"));
   EXPECT_TRUE(four.run(cut_nodes_pass));

@@ -69,9 +69,9 @@ std::optional<Case> window(const Case& state, size_t begin, size_t last, const R
 
 bool bisect_window_pass(PassContext& ctx) {
   const size_t n = cuttable_nodes(*ctx.state().graph).size();
-  if (left_to_the_one_minimal_check(n)) return false;
+  if (left_to_the_one_minimal_check(n)) return ctx.skip(kFewNodesSkip);
   const ReferenceValues* refs = ctx.state_reference_values();
-  if (!refs) return false;
+  if (!refs) return ctx.skip(kNoValuesSkip);
   using Window = std::pair<size_t, size_t>;  // cuttable nodes [first, last]
   auto make = [&](const Window& w) {
     std::optional<Case> made;
@@ -84,9 +84,9 @@ bool bisect_window_pass(PassContext& ctx) {
                   made ? cuttable_nodes(*made->graph).size() : 0);
     return made;
   };
-  Window known{0, n - 1};           // the last window known to fail: the whole state at first
-  std::optional<Case> known_case;   // its candidate (none for the whole state)
-  bool upper_first = false;         // ask first for the half that failed last round
+  Window known{0, n - 1};          // the last window known to fail: the whole state at first
+  std::optional<Case> known_case;  // its candidate (none for the whole state)
+  bool upper_first = false;        // ask first for the half that failed last round
   // First with inference, then (where an inference proved wrong) asking about both halves.
   for (const bool infer : {true, false}) {
     Window w = known;
@@ -114,7 +114,8 @@ bool bisect_window_pass(PassContext& ctx) {
         }
       }
       // Both halves asked (the first, where inference asked it already, from the cache).
-      auto found = ctx.first_interesting_lazily(halves.size(), [&](size_t i) { return i == 0 && first ? first : make(halves[i]); });
+      auto found = ctx.first_interesting_lazily(halves.size(),
+                                                [&](size_t i) { return i == 0 && first ? first : make(halves[i]); });
       if (!found) break;  // neither half fails alone: the window stays as it is
       w = known = halves[found->first];
       upper_first = w == upper;

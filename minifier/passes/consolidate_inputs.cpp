@@ -59,6 +59,8 @@ std::vector<size_t> scalar_inputs(const Case& state) {
 }  // namespace
 
 bool consolidate_inputs_pass(PassContext& ctx) {
+  if (scalar_inputs(ctx.state()).empty() && !with_equal_inputs_merged(ctx.state()))
+    return ctx.skip("no scalar input to fold, no two inputs alike");
   bool changed = false;
   for (std::vector<size_t> scalars = scalar_inputs(ctx.state()); !scalars.empty();
        scalars = scalar_inputs(ctx.state())) {

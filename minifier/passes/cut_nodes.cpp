@@ -8,7 +8,7 @@
 namespace tsrepro {
 
 bool cut_nodes_pass(PassContext& ctx) {
-  if (left_to_the_one_minimal_check(ctx.state())) return false;
+  if (left_to_the_one_minimal_check(ctx.state())) return ctx.skip(kFewNodesSkip);
   bool changed = false;
   size_t chunks = 2;
   for (;;) {

@@ -43,7 +43,7 @@ std::vector<size_t> probe_ends(size_t p, size_t n) {
 }  // namespace
 
 bool cut_ranges_pass(PassContext& ctx) {
-  if (left_to_the_one_minimal_check(ctx.state())) return false;
+  if (left_to_the_one_minimal_check(ctx.state())) return ctx.skip(kFewNodesSkip);
   bool changed = false;
   for (size_t p = 0;; ++p) {
     const size_t n = cuttable_nodes(*ctx.state().graph).size();

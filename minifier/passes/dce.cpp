@@ -13,7 +13,8 @@ bool dce_pass(PassContext& ctx) {
   torch::jit::EliminateDeadCode(candidate.graph->block(), true,
                                 torch::jit::DCESideEffectPolicy::ALLOW_DELETING_NODES_WITH_SIDE_EFFECTS);
   if (!normalize(candidate)) return false;
-  if (count_compute_nodes(*candidate.graph) == count_compute_nodes(*ctx.state().graph)) return false;
+  if (count_compute_nodes(*candidate.graph) == count_compute_nodes(*ctx.state().graph))
+    return ctx.skip("no node is kept for its side effects alone");
   return ctx.try_candidate(std::move(candidate));
 }
 

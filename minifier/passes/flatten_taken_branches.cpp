@@ -114,6 +114,7 @@ std::optional<Case> all_levels_flattened(PassContext& ctx, const Case& state) {
 }  // namespace
 
 bool flatten_taken_branches_pass(PassContext& ctx) {
+  if (!has_top_level_block(ctx.state())) return ctx.skip("no prim::If or prim::Loop");
   bool changed = false;
   while (has_top_level_block(ctx.state())) {
     // All levels in one query; where the failure needs some If or Loop (the flattened graph passes), one

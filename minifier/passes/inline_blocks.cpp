@@ -45,6 +45,7 @@ std::optional<Case> flattened(const Case& state, size_t index, size_t way) {
 }  // namespace
 
 bool inline_blocks_pass(PassContext& ctx) {
+  if (nodes_with_blocks(*ctx.state().graph).empty()) return ctx.skip("no prim::If or prim::Loop");
   bool changed = false;
   size_t index = 0;
   while (true) {

@@ -115,13 +115,13 @@ bool localize_backward(PassContext& ctx) {
 }  // namespace
 
 bool localize_divergence_pass(PassContext& ctx) {
-  if (ctx.expected_failure().status != Status::Accuracy) return false;
+  if (ctx.expected_failure().status != Status::Accuracy) return ctx.skip("the failure kept is no accuracy failure");
   // On nodes it cut itself the instrumented run would name the same node again and propose the
   // same nodes: a query (under Inductor, a compile) for nothing.
-  if (ctx.nodes_last_cut_by_this_pass()) return false;
+  if (ctx.nodes_last_cut_by_this_pass()) return ctx.skip("its own cut made these nodes: it would name the same one");
   const Case& state = ctx.state();
   const size_t n = cuttable_nodes(*state.graph).size();
-  if (n < 2) return false;
+  if (n < 2) return ctx.skip("one node");
   if (ctx.expected_failure().signature.rfind(accuracy_signature("", Phase::Backward), 0) == 0)
     return localize_backward(ctx);
   std::vector<size_t> out_owner;

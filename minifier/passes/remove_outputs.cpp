@@ -8,6 +8,7 @@
 namespace tsrepro {
 
 bool remove_outputs_pass(PassContext& ctx) {
+  if (ctx.state().graph->outputs().size() < 2) return ctx.skip("one output");
   bool changed = false;
   while (ctx.state().graph->outputs().size() >= 2) {
     std::vector<size_t> outputs(ctx.state().graph->outputs().size());

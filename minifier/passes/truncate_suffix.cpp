@@ -13,7 +13,7 @@ namespace tsrepro {
 
 bool truncate_suffix_pass(PassContext& ctx) {
   const size_t n = cuttable_nodes(*ctx.state().graph).size();
-  if (left_to_the_one_minimal_check(n)) return false;
+  if (left_to_the_one_minimal_check(n)) return ctx.skip(kFewNodesSkip);
   // Invariant: prefix(hi) is interesting, or hi is the last node (the untested full graph).
   size_t lo = 0, hi = n - 1;
   std::optional<Case> shortest;

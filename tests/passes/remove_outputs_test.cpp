@@ -15,6 +15,7 @@ namespace {
 
 using testing::case_from_ir;
 using testing::has_op;
+using testing::kChain;
 using testing::node_kinds;
 using testing::PassHarness;
 
@@ -30,6 +31,14 @@ TEST(RemoveOutputs, KeepsOnlyTheOutputThePredicateNeeds) {
   EXPECT_TRUE(h.run(remove_outputs_pass));
   EXPECT_EQ(h.state.graph->outputs().size(), 1u);
   EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+}
+
+// Where it can change nothing it asks nothing, and says why (`-v` prints it).
+TEST(RemoveOutputs, OneOutputIsSkippedWithoutAQueryAndSaysWhy) {
+  PassHarness h(case_from_ir(kChain, {at::randn({4})}), has_op("aten::relu"));
+  EXPECT_FALSE(h.run(remove_outputs_pass));
+  EXPECT_EQ(h.queries(), 1u);  // the sanity run only
+  EXPECT_EQ(h.ctx.skip_reason(), "one output");
 }
 
 }  // namespace
