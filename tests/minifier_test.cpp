@@ -20,15 +20,8 @@ using testing::case_from_ir;
 using testing::kChain;
 using testing::kRunner;
 using testing::node_kinds;
-
-class QuietObserver : public MinifyObserver {};
-
-MinifyOptions options_for(const std::string& backend) {
-  MinifyOptions o;
-  o.run.backend = backend;
-  o.run.timeout_seconds = 60;
-  return o;
-}
+using testing::QuietObserver;
+using testing::worker_minify_options;
 
 // The minifier with workers started from this build's tsrepro-runner.
 MinifyResult minify_in_workers(const Case& c, const MinifyOptions& options) {
@@ -39,12 +32,12 @@ MinifyResult minify_in_workers(const Case& c, const MinifyOptions& options) {
 
 TEST(Minify, OriginalThatDoesNotFailIsReported) {
   Case c = case_from_ir(kChain, {at::randn({4})});
-  EXPECT_THROW(minify_in_workers(c, options_for("jit")), NotFailingError);
+  EXPECT_THROW(minify_in_workers(c, worker_minify_options("jit")), NotFailingError);
 }
 
 TEST(Minify, TwoInteractingCulpritsStayTogether) {
   Case c = case_from_ir(kChain, {at::randn({4})});
-  MinifyResult r = minify_in_workers(c, options_for("inject:compile-error@aten::relu+aten::sigmoid"));
+  MinifyResult r = minify_in_workers(c, worker_minify_options("inject:compile-error@aten::relu+aten::sigmoid"));
   std::vector<std::string> kinds = node_kinds(r.minimized);
   EXPECT_EQ(kinds, (std::vector<std::string>{"aten::relu", "aten::sigmoid"}));
   EXPECT_TRUE(r.one_minimal);
@@ -62,7 +55,7 @@ TEST_P(MinifyChain100, EndsWithAtMostThreeNodesIncludingTheCulprit) {
   Case c = import_case(
       {testing::model_path("chain100_scripted.pt"), "forward", testing::model_path("chain100_scripted.inputs.pt"), ""});
   ASSERT_GE(count_compute_nodes(*c.graph), 100u);
-  MinifyOptions o = options_for("inject:" + GetParam().fault + "@aten::relu");
+  MinifyOptions o = worker_minify_options("inject:" + GetParam().fault + "@aten::relu");
   o.run.timeout_seconds = GetParam().timeout;
   MinifyResult r = minify_in_workers(c, o);
   std::vector<std::string> kinds = node_kinds(r.minimized);
@@ -86,7 +79,7 @@ INSTANTIATE_TEST_SUITE_P(EveryFault, MinifyChain100,
 TEST(Minify, ParallelWorkersGiveTheSameResultAndSteps) {
   Case c = import_case(
       {testing::model_path("chain100_scripted.pt"), "forward", testing::model_path("chain100_scripted.inputs.pt"), ""});
-  MinifyOptions one = options_for("inject:runtime-error@aten::tanh");
+  MinifyOptions one = worker_minify_options("inject:runtime-error@aten::tanh");
   MinifyOptions two = one;
   two.jobs = 2;
   MinifyResult a = minify_in_workers(c, one), b = minify_in_workers(c, two);

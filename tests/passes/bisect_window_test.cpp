@@ -1,24 +1,11 @@
 // The bisect-window pass (minifier/passes/bisect_window.cpp) in process, a predicate deciding.
 
-#include <algorithm>
-
 #include <gtest/gtest.h>
-#include <torch/script.h>
 
-#include "minifier/pass.h"
 #include "tests/passes/pass_harness.h"
-#include "tests/support/cases.h"
-#include "tsrepro/node_origin.h"
 
 namespace tsrepro {
 namespace {
-
-using testing::case_from_ir;
-using testing::chain_ir;
-using testing::has_op;
-using testing::node_kinds;
-using testing::PassHarness;
-using testing::two_branch_ir;
 
 TEST(BisectWindow, FindsOneCulpritOnOneBranchOfABlockWhereverItSits) {
   for (size_t culprit_block : {0u, 3u, 31u, 63u}) {

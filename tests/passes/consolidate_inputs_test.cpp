@@ -1,21 +1,11 @@
 // The consolidate-inputs pass (minifier/passes/consolidate_inputs.cpp) in process, a predicate deciding.
 
-#include <algorithm>
-
 #include <gtest/gtest.h>
-#include <torch/script.h>
 
-#include "minifier/pass.h"
 #include "tests/passes/pass_harness.h"
-#include "tests/support/cases.h"
-#include "tsrepro/node_origin.h"
 
 namespace tsrepro {
 namespace {
-
-using testing::case_from_ir;
-using testing::has_op;
-using testing::PassHarness;
 
 TEST(ConsolidateInputs, FoldsScalarsAndMergesEqualTensors) {
   const char* ir = R"IR(graph(%x : Tensor, %y : Tensor, %k : int, %j : int, %i : int):

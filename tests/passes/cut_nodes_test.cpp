@@ -1,24 +1,12 @@
 // The cut-nodes pass (minifier/passes/cut_nodes.cpp, which also holds the 1-minimality check's
 // single cuts) in process, a predicate deciding.
 
-#include <algorithm>
-
 #include <gtest/gtest.h>
-#include <torch/script.h>
 
-#include "minifier/pass.h"
 #include "tests/passes/pass_harness.h"
-#include "tests/support/cases.h"
-#include "tsrepro/node_origin.h"
 
 namespace tsrepro {
 namespace {
-
-using testing::case_from_ir;
-using testing::has_op;
-using testing::kChain;
-using testing::node_kinds;
-using testing::PassHarness;
 
 // An edit of an edit: the window's truncation drops a node the nodes after the window read (an
 // int, which no prefix returns), and the cut that follows copies the truncated graph, which

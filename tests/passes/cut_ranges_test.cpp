@@ -1,23 +1,11 @@
 // The cut-ranges pass (minifier/passes/cut_ranges.cpp) in process, a predicate deciding.
 
-#include <algorithm>
-
 #include <gtest/gtest.h>
-#include <torch/script.h>
 
-#include "minifier/pass.h"
 #include "tests/passes/pass_harness.h"
-#include "tests/support/cases.h"
-#include "tsrepro/node_origin.h"
 
 namespace tsrepro {
 namespace {
-
-using testing::case_from_ir;
-using testing::chain_ir;
-using testing::has_op;
-using testing::node_kinds;
-using testing::PassHarness;
 
 TEST(CutRanges, TwoCulpritsFarApartInLogarithmicQueries) {
   const Case c = case_from_ir(chain_ir(200, {{30, "relu"}, {170, "sigmoid"}}), {at::randn({4})});

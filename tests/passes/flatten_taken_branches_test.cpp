@@ -1,22 +1,11 @@
 // The flatten-taken-branches pass (minifier/passes/flatten_taken_branches.cpp) in process, a predicate deciding.
 
-#include <algorithm>
-
 #include <gtest/gtest.h>
-#include <torch/script.h>
 
-#include "minifier/pass.h"
 #include "tests/passes/pass_harness.h"
-#include "tests/support/cases.h"
-#include "tsrepro/node_origin.h"
 
 namespace tsrepro {
 namespace {
-
-using testing::case_from_ir;
-using testing::has_op;
-using testing::node_kinds;
-using testing::PassHarness;
 
 // mobilenet_v2's `if self.use_res_connect`: a branch on an input, and inside it one on a value
 // the branch computes. Both levels go in one query, and what is left is the branch that ran.

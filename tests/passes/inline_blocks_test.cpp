@@ -1,22 +1,11 @@
 // The inline-blocks pass (minifier/passes/inline_blocks.cpp) in process, a predicate deciding.
 
-#include <algorithm>
-
 #include <gtest/gtest.h>
-#include <torch/script.h>
 
-#include "minifier/pass.h"
 #include "tests/passes/pass_harness.h"
-#include "tests/support/cases.h"
-#include "tsrepro/node_origin.h"
 
 namespace tsrepro {
 namespace {
-
-using testing::case_from_ir;
-using testing::has_op;
-using testing::node_kinds;
-using testing::PassHarness;
 
 TEST(InlineBlocks, ReplacesAnIfByTheBranchThatHoldsTheCulprit) {
   const char* ir = R"IR(graph(%x : Tensor, %flag : bool):

@@ -16,20 +16,13 @@ using testing::case_from_ir;
 using testing::kChain;
 using testing::kRunner;
 using testing::node_kinds;
-
-class QuietPassObserver : public MinifyObserver {};
-
-MinifyOptions options_for_backend(const std::string& backend) {
-  MinifyOptions o;
-  o.run.backend = backend;
-  o.run.timeout_seconds = 60;
-  return o;
-}
+using testing::QuietObserver;
+using testing::worker_minify_options;
 
 // Runs one pass on `state` against a real oracle; returns whether it changed the state.
 struct WorkerPassHarness {
   explicit WorkerPassHarness(Case initial, const std::string& backend)
-      : options(options_for_backend(backend)),
+      : options(worker_minify_options(backend)),
         interest(options, kRunner),
         oracle(interest, observer),
         state(std::move(initial)),
@@ -39,7 +32,7 @@ struct WorkerPassHarness {
   }
   bool run(PassFunction pass) { return pass(ctx); }
   MinifyOptions options;
-  QuietPassObserver observer;
+  QuietObserver observer;
   WorkerInterest interest;
   Oracle oracle;
   Case state;

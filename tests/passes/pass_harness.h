@@ -3,6 +3,7 @@
 // (as PyTorch tests fx_minifier with has_mul): what every tests/passes/<pass>_test.cpp uses. The
 // passes are one file each under minifier/passes/, and so are their tests.
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <tuple>
@@ -13,6 +14,7 @@
 #include "minifier/oracle.h"
 #include "minifier/pass.h"
 #include "tests/support/cases.h"
+#include "tsrepro/node_origin.h"
 #include "tsrepro/minify.h"
 
 namespace tsrepro_test {
@@ -99,3 +101,15 @@ inline std::string two_branch_ir(size_t blocks, size_t culprit_block) {
 }
 
 }  // namespace tsrepro_test
+
+// The names every tests/passes/<pass>_test.cpp uses unqualified, said once here.
+namespace tsrepro {
+using tsrepro_test::case_from_ir;
+using tsrepro_test::chain_ir;
+using tsrepro_test::has_op;
+using tsrepro_test::kChain;
+using tsrepro_test::node_kinds;
+using tsrepro_test::PassHarness;
+using tsrepro_test::some_output_negative;
+using tsrepro_test::two_branch_ir;
+}  // namespace tsrepro

@@ -1,22 +1,11 @@
 // The shrink-inputs pass (minifier/passes/shrink_inputs.cpp) in process, a predicate deciding.
 
-#include <algorithm>
-
 #include <gtest/gtest.h>
-#include <torch/script.h>
 
-#include "minifier/pass.h"
 #include "tests/passes/pass_harness.h"
-#include "tests/support/cases.h"
-#include "tsrepro/node_origin.h"
 
 namespace tsrepro {
 namespace {
-
-using testing::case_from_ir;
-using testing::has_op;
-using testing::PassHarness;
-using testing::some_output_negative;
 
 TEST(ShrinkInputs, TriesTheSmallestShapeFirst) {
   PassHarness h(

@@ -1,24 +1,11 @@
 // The truncate-suffix pass (minifier/passes/truncate_suffix.cpp) in process, a predicate deciding.
 
-#include <algorithm>
-
 #include <gtest/gtest.h>
-#include <torch/script.h>
 
-#include "minifier/pass.h"
 #include "tests/passes/pass_harness.h"
-#include "tests/support/cases.h"
-#include "tsrepro/node_origin.h"
 
 namespace tsrepro {
 namespace {
-
-using testing::case_from_ir;
-using testing::chain_ir;
-using testing::has_op;
-using testing::node_kinds;
-using testing::PassHarness;
-using testing::two_branch_ir;
 
 TEST(TruncateSuffix, DropsEverythingAfterTheCulpritInLogarithmicQueries) {
   PassHarness h(case_from_ir(chain_ir(64, {{20, "relu"}}), {at::randn({4})}), has_op("aten::relu"));

@@ -14,6 +14,7 @@
 #include "tests/support/paths.h"
 #include "tests/support/process.h"
 #include "tsrepro/case.h"
+#include "tsrepro/minify.h"
 #include "tsrepro/writer.h"
 
 namespace tsrepro_test {
@@ -44,6 +45,16 @@ std::string chain_ir(size_t n, const std::map<size_t, std::string>& ops_at);
 std::vector<std::string> node_kinds(const Case& c);
 // "The graph still holds a node of this kind" (nested blocks included): fx_minifier's has_mul.
 std::function<bool(const Case&)> has_op(const std::string& kind);
+
+// The minifier through real workers: options for `backend` (each run bounded at 60 s), and an
+// observer that prints nothing.
+inline tsrepro::MinifyOptions worker_minify_options(const std::string& backend) {
+  tsrepro::MinifyOptions o;
+  o.run.backend = backend;
+  o.run.timeout_seconds = 60;
+  return o;
+}
+class QuietObserver : public tsrepro::MinifyObserver {};
 
 }  // namespace tsrepro_test
 
