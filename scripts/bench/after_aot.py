@@ -185,7 +185,11 @@ def run_peer(launcher, arguments, side, run):
     minify, seconds = timed([sys.executable, launcher] + arguments, cwd=cwd, env=env)
     stats = fx_minifier_counts(minify.stderr)
     if minify.returncode != 0 or not stats:
-        raise SystemExit(f"after_aot.py: {launcher}: the minifier did not finish: {minify.stderr.strip()[-800:]}")
+        # A peer that cannot finish its own minify is a row of the table, not the end of the bench.
+        errors = [line.strip() for line in minify.stderr.splitlines() if "Error" in line]
+        why = (errors or minify.stderr.strip().splitlines() or ["exit %d" % minify.returncode])[-1]
+        print(f"after_aot.py: {launcher}: the minifier did not finish: {minify.stderr.strip()[-800:]}", file=sys.stderr)
+        return {"finished": False, "why": why[:160], "seconds": seconds}
     repro = subprocess.run([sys.executable, "repro.py"], cwd=cwd, capture_output=True, text=True, env=env)
     stats.update(seconds=seconds, reproduces=repro.returncode != 0 and "AccuracyError" in repro.stderr)
     return stats
@@ -203,6 +207,8 @@ def median_of(runs):
 def row(bug, tool, r):
     if not r.get("detected", True):
         return f"| `{bug}` | {tool} | not detected: its accuracy check passed the compiled graph | | | |"
+    if not r.get("finished", True):
+        return f"| `{bug}` | {tool} | did not finish: `{r['why']}` | | {r['seconds']:.0f} s | |"
     times = ", ".join(str(t) for t in r["times"])
     return (
         f"| `{bug}` | {tool} | {r['original_nodes']} → {r['final_nodes']} | {r['queries']} | "
@@ -242,10 +248,13 @@ def main():
                 if launcher is None:
                     runs[side] = [{"detected": False, "why": why}]
                     continue
+                if any(not r.get("finished", True) for r in runs.get(side, [])):
+                    continue  # it could not finish once: its failure is its row, not asked again
                 folder = os.path.join(work, side.replace(" --", "_").replace("-", "_"))
                 runs.setdefault(side, []).append(run_peer(launcher, arguments, folder, run))
         for side, results in runs.items():
-            result = results[0] if not results[0].get("detected", True) else median_of(results)
+            failed = [r for r in results if not r.get("finished", True)]
+            result = results[0] if not results[0].get("detected", True) else failed[0] if failed else median_of(results)
             lines.append(row(bug, side, result))
             print(f"{bug}: {side}: {result}", file=sys.stderr)
     print("\n".join(lines))
