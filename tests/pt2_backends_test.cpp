@@ -38,7 +38,8 @@ class Pt2Backends : public ::testing::Test {
   }
   void SetUp() override {
     SKIP_WITHOUT_PYTHON_TORCH();
-    for (const char* name : {"mlp", "loop_sum", "constructs", "data_branch", "traced_constant", "scalar_round", "relu_cos"})
+    for (const char* name :
+         {"mlp", "loop_sum", "constructs", "data_branch", "traced_constant", "scalar_round", "relu_cos"})
       ASSERT_TRUE(fs::exists(case_dir(name) + "/case.json"))
           << case_dir(name) << ": not made (the ctest fixture pt2.make makes it: see its output)";
   }
@@ -73,8 +74,7 @@ TEST_F(Pt2Backends, ASmallModelPassesUnderEachAndVerifiesAgainstTheSavedModel) {
                                    "--verify", "export,inductor,aoti"},
                                   {"", 300});
   EXPECT_EQ(verified.exit_code, 0) << verified.describe();
-  EXPECT_NE(verified.out.find("verify export: the case is judged as the model is"), std::string::npos)
-      << verified.out;
+  EXPECT_NE(verified.out.find("verify export: the case is judged as the model is"), std::string::npos) << verified.out;
   // inductor on the module route takes the case's module form, which a saved model has not: the
   // route check (the module form against the TorchScript reference) stands for the comparison.
   EXPECT_NE(verified.out.find("verify inductor: the case's module form computes what the model computes"),
@@ -153,9 +153,8 @@ TEST_F(Pt2Backends, TheModuleRouteTakesWhatTheConverterRefuses) {
 // so data_branch reaches AOTInductor; repro.py makes the program the same way, and reproduces.
 TEST_F(Pt2Backends, DraftExportTakesADataDependentBranchIntoAotiAndItsReproDoesToo) {
   if (!pytorch2_build()) GTEST_SKIP() << "libtorch 1.13: no torch.export";
-  const Result converter = tsrepro(
-      {"run", case_dir("data_branch"), "--backend", "aoti", "--backend-opt", "route=converter", "--backend-opt",
-       "export=draft"});
+  const Result converter = tsrepro({"run", case_dir("data_branch"), "--backend", "aoti", "--backend-opt",
+                                    "route=converter", "--backend-opt", "export=draft"});
   EXPECT_EQ(converter.exit_code, 2) << converter.describe();
   EXPECT_EQ(line_count(converter.err), 1u) << converter.describe();
   // The relu side, broken at compile time by PyTorch's own test hook: AOTInductor's failure, now
@@ -196,8 +195,8 @@ TEST_F(Pt2Backends, AConverterFailureUnderInductorIsTheRoutesAndIsNotMinifiedAsI
 // verdict of the backend.
 TEST_F(Pt2Backends, AGraphWithNoEagerFormIsRefusedInOneLine) {
   if (!pytorch2_build()) GTEST_SKIP() << "libtorch 1.13: no torch.export";
-  const Result r = tsrepro({"run", case_dir("scalar_round"), "--backend", "export", "--backend-opt", "route=module"},
-                           {"", 300});
+  const Result r =
+      tsrepro({"run", case_dir("scalar_round"), "--backend", "export", "--backend-opt", "route=module"}, {"", 300});
   EXPECT_EQ(r.exit_code, 2) << r.describe();
   EXPECT_NE((r.out + r.err).find("no eager spelling of aten::round"), std::string::npos) << r.describe();
 }
@@ -233,7 +232,8 @@ TEST_P(Pt2InjectedReluBug, MinifiesToTheReluAloneWithAReproWithoutTorchScript) {
   EXPECT_EQ(repro.find("torch.ops.aten.cos"), std::string::npos) << repro;
   EXPECT_EQ(repro.find("torch.jit"), std::string::npos) << repro;
   EXPECT_NE(repro.find("cpp.inject_relu_bug_TESTING_ONLY"), std::string::npos) << repro;
-  EXPECT_NE(repro.substr(0, repro.find('\n', repro.find('\n') + 1)).find("aten::relu " + bug.title_says), std::string::npos)
+  EXPECT_NE(repro.substr(0, repro.find('\n', repro.find('\n') + 1)).find("aten::relu " + bug.title_says),
+            std::string::npos)
       << repro;
   const Result ran = run_cmd(kPython, {summary.value("repro_dir", "") + "/repro.py"}, {"", 300});
   EXPECT_EQ(ran.exit_code, 1) << ran.describe();
@@ -241,15 +241,14 @@ TEST_P(Pt2InjectedReluBug, MinifiesToTheReluAloneWithAReproWithoutTorchScript) {
 
 INSTANTIATE_TEST_SUITE_P(
     InductorMinifierTests, Pt2InjectedReluBug,
-    ::testing::Values(
-        InjectedReluBug{"inductor", "compile_error", "exception:compile:",
-                        "raises torch._dynamo.exc.BackendCompilerFailed while compiling"},
-        InjectedReluBug{"inductor", "runtime_error", "exception:run:", "raises RuntimeError under"},
-        InjectedReluBug{"inductor", "accuracy", "accuracy:", "returns wrong values"},
-        InjectedReluBug{"aoti", "compile_error", "exception:compile:",
-                        "raises torch._inductor.exc.CppCompileError while compiling"},
-        InjectedReluBug{"aoti", "runtime_error", "exception:run:", "raises std::runtime_error under"},
-        InjectedReluBug{"aoti", "accuracy", "accuracy:", "returns wrong values"}),
+    ::testing::Values(InjectedReluBug{"inductor", "compile_error", "exception:compile:",
+                                      "raises torch._dynamo.exc.BackendCompilerFailed while compiling"},
+                      InjectedReluBug{"inductor", "runtime_error", "exception:run:", "raises RuntimeError under"},
+                      InjectedReluBug{"inductor", "accuracy", "accuracy:", "returns wrong values"},
+                      InjectedReluBug{"aoti", "compile_error", "exception:compile:",
+                                      "raises torch._inductor.exc.CppCompileError while compiling"},
+                      InjectedReluBug{"aoti", "runtime_error", "exception:run:", "raises std::runtime_error under"},
+                      InjectedReluBug{"aoti", "accuracy", "accuracy:", "returns wrong values"}),
     [](const auto& info) { return info.param.backend + "_" + info.param.mode; });
 
 // A compile has its own bound (--compile-timeout), apart from the run's: past it the verdict is a

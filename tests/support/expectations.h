@@ -60,8 +60,8 @@ enum class TsreproRuns { OnEveryDirectory, OnMinifiedOnly };
 // repro.py is in the module form, its torch.ops calls are the graph's ops
 // (tests/fixtures/scripted_ops.py). Returns how many directories are in the module form.
 size_t expect_repro_py_agrees_on_every_checkpoint(const std::string& out, const std::string& backend,
-                                                   const std::string& timeout, const std::string& scratch,
-                                                   TsreproRuns runs = TsreproRuns::OnEveryDirectory);
+                                                  const std::string& timeout, const std::string& scratch,
+                                                  TsreproRuns runs = TsreproRuns::OnEveryDirectory);
 
 // A case imported once and shared read-only by several runs (per test suite where a fixture holds
 // it: under ctest, each test is its own process and imports it again).
