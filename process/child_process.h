@@ -103,7 +103,6 @@ class KillTarget {
   KillTarget(const KillTarget&) = delete;
   KillTarget& operator=(const KillTarget&) = delete;
 
-  bool leads_group() const { return leads_group_; }
   // SIGKILL to it, and to its group where it leads one (ESRCH where it is gone: nothing happens).
   void kill() const;
   // No longer passed a termination signal: it has ended (its pid may be reused).

@@ -59,8 +59,11 @@ std::vector<size_t> scalar_inputs(const Case& state) {
 }  // namespace
 
 bool consolidate_inputs_pass(PassContext& ctx) {
-  if (scalar_inputs(ctx.state()).empty() && !with_equal_inputs_merged(ctx.state()))
-    return ctx.skip("no scalar input to fold, no two inputs alike");
+  // Without scalars to fold, the state reaches the merge unchanged: its candidate, made once here,
+  // also decides whether there is anything to do.
+  const bool no_scalars = scalar_inputs(ctx.state()).empty();
+  std::optional<Case> merged_as_is = no_scalars ? with_equal_inputs_merged(ctx.state()) : std::nullopt;
+  if (no_scalars && !merged_as_is) return ctx.skip("no scalar input to fold, no two inputs alike");
   bool changed = false;
   for (std::vector<size_t> scalars = scalar_inputs(ctx.state()); !scalars.empty();
        scalars = scalar_inputs(ctx.state())) {
@@ -68,7 +71,7 @@ bool consolidate_inputs_pass(PassContext& ctx) {
     if (!ctx.try_all_halves_singles(scalars, fold)) break;
     changed = true;
   }
-  changed |= ctx.try_candidate(with_equal_inputs_merged(ctx.state()));
+  changed |= ctx.try_candidate(no_scalars ? std::move(merged_as_is) : with_equal_inputs_merged(ctx.state()));
   return changed;
 }
 

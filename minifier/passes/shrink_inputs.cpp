@@ -66,8 +66,9 @@ bool shrink_inputs_pass(PassContext& ctx) {
         tensors.push_back(i);
     return tensors;
   };
-  if (tensor_inputs().empty()) return ctx.skip("no tensor input larger than it need be");
-  bool changed = ctx.try_candidate(with_inputs_shrunk(ctx.state(), tensor_inputs(), unit_length));
+  const std::vector<size_t> shrinkable = tensor_inputs();
+  if (shrinkable.empty()) return ctx.skip("no tensor input larger than it need be");
+  bool changed = ctx.try_candidate(with_inputs_shrunk(ctx.state(), shrinkable, unit_length));
   const auto halve = [&](const std::vector<size_t>& subset) {
     return with_inputs_shrunk(ctx.state(), subset, half_length);
   };
