@@ -2,22 +2,29 @@
 """What PyTorch's own API does with a saved module, as a user's program gets it: its verdict and
 the graph it optimizes.
 
-    /usr/bin/python3 tests/corpus/public_graph.py MODEL.pt INPUTS.pt BACKEND [--load-library LIB]
+    /usr/bin/python3 tests/corpus/public_graph.py MODEL.pt INPUTS.pt BACKEND[,BACKEND...] [--load-library LIB]
 
-BACKEND is one of tsrepro's: jit (torch.jit.load(...)(*inputs) with the default settings), nnc
+Each BACKEND is one of tsrepro's: jit (torch.jit.load(...)(*inputs) with the default settings), nnc
 (the same with the TensorExpr fuser forced on for the CPU, as a user turns it on with
 torch._C._jit_override_can_fuse_on_cpu and friends) or ofi
 (torch.jit.optimize_for_inference(torch.jit.freeze(m.eval()))). The module runs three times under
 torch.no_grad() (the profiling executor optimizes after its profiling run).
 
-Prints one JSON object: "status" is the public API's verdict, judged as tsrepro judges its own
+Prints one JSON object a line, one for each backend as it ends ("backend" names it), in the order
+given: "status" is the public API's verdict, judged as tsrepro judges its own
 backend: "pass", "accuracy" (the last call's outputs against the reference's, by the comparison
 repro.py carries, repro/templates/repro_py/same.py, at tsrepro's default tolerance), "exception"
 (a call raised) or "invalid" (the reference raised); the reference is the module run once with
 the graph executor's optimizations off (the interpreter, as tsrepro's eager), and the fp64 one
 the same on a float64 copy. "message" says why; "graph" is
 torch.jit.last_executed_optimized_graph() after the last call: what `tsrepro run
---explain-backend` must match. Run in its own process: the JIT switches are global.
+--explain-backend` must match.
+
+The backends share one process (one start of Python and torch instead of one each: the corpus test
+asks for three on every model), so their order matters: the JIT switches are global, and nnc's stay
+on once set, so nnc must come last (main() refuses another order). A backend that ends the process
+(an abort, a signal) or hangs leaves the later ones without a line: the caller runs those again in
+a process of their own.
 """
 
 import copy
@@ -175,9 +182,13 @@ def main(argv):
         raise SystemExit(__doc__)
     for library in libraries:
         torch.ops.load_library(library)
-    model_path, inputs_path, backend = positional
+    model_path, inputs_path, backends = positional
+    backends = backends.split(",")
+    if "nnc" in backends[:-1]:
+        raise SystemExit("public_graph.py: nnc must be the last backend (its fuser switches stay on)")
     inputs = torch.load(inputs_path)
-    print(json.dumps(verdict(model_path, inputs, backend)))
+    for backend in backends:
+        print(json.dumps(dict(verdict(model_path, inputs, backend), backend=backend)), flush=True)
 
 
 if __name__ == "__main__":

@@ -347,8 +347,12 @@ class ModelRun:
         self.row["import"] = "yes"
         with open(os.path.join(case_dir, "case.json")) as f:
             self.row["nodes"] = json.load(f)["compute_nodes"]
-        for backend in self.args.backends:
-            self.check_backend(case_dir, backend)
+        verdicts = {backend: self.check_backend(case_dir, backend) for backend in self.args.backends}
+        if not self.args.no_public_graphs:
+            publics = self.public_verdicts({b: v["status"] for b, v in verdicts.items() if b in PUBLIC_GRAPH_BACKENDS})
+            for backend, public in publics.items():
+                self.check_public_api(backend, verdicts[backend].get("backend_graph", ""),
+                                      verdicts[backend]["status"], public)
         self.check_module_form(case_dir)
         if not self.args.no_minify:
             with open(os.path.join(case_dir, "graph.ir")) as f:
@@ -384,8 +388,7 @@ class ModelRun:
             self.fail(f"run --backend {backend}", f"{why}: {verdict.get('message', '')[:300]}")
         if status not in ("pass", "error"):
             self.check_repro_agrees(case_dir, backend, status)
-        if not self.args.no_public_graphs and backend in PUBLIC_GRAPH_BACKENDS:
-            self.check_public_api(case_dir, backend, verdict.get("backend_graph", ""), status)
+        return dict(verdict, status=status)
 
     def check_module_form(self, case_dir):
         """The eager module form agrees with the TorchScript reference (step 2b)."""
@@ -411,30 +414,46 @@ class ModelRun:
             self.fail(f"repro.py of the {backend} failure",
                       f"exit {repro.returncode}: {last_line(repro.stdout + repro.stderr)}")
 
-    def check_public_api(self, case_dir, backend, ours, status):
-        """The differential test: the public API's own verdict on the model file
-        (tests/corpus/public_graph.py) must be tsrepro's, and where both ran, its optimized graph
-        must hold tsrepro's operators in tsrepro's order."""
+    def public_verdicts(self, statuses):
+        """tests/corpus/public_graph.py's verdicts on the model file, {backend: its JSON object, or
+        the finished process where it gave none}. The backends share one process (one start of torch
+        for all), nnc last (its switches stay on); one that ends the process or hangs leaves the
+        later ones to a process of their own. Where tsrepro's backend hung, the public API gets a
+        bounded while alone, to show it hangs too."""
         if not self.model_path.endswith(".pt"):
-            return  # IR text: there is no module for the public API to run
-        # Where tsrepro's backend hung, the public API gets a bounded while to show it hangs too.
-        timeout = PUBLIC_HANG_SECONDS if status == "timeout" else self.args.timeout
-        done, _ = run([sys.executable, os.path.join(HERE, "public_graph.py"), self.model_path, self.inputs_path, backend]
-                      + self.library_args, timeout)
-        if done.returncode == 124:
-            public = {"status": "timeout", "message": f"no answer in {timeout:.0f} s"}
-        else:
-            try:
-                public = json.loads(done.stdout)
-            except ValueError:
-                if done.returncode != 0 and status in ("exception", "crash"):
-                    # The public API died on its way to a verdict (2.6's dispatcher assert on an
-                    # MKLDNN max_pool2d ends the process; LLVM's SIGFPE): it fails too.
-                    self.row[backend] += " (the public API raises too)" if status == "exception" else \
-                        " (the public API dies too)"
-                    return
-                self.row[backend] += " (no public verdict)"
-                return self.fail(f"public {backend} verdict", last_line(done.stderr))
+            return {}  # IR text: there is no module for the public API to run
+        order = [b for b in ("jit", "ofi", "nnc") if b in statuses]
+        found = {}
+        for group in ([b for b in order if statuses[b] != "timeout"], *[[b] for b in order if statuses[b] == "timeout"]):
+            timeout = PUBLIC_HANG_SECONDS if statuses[group[0]] == "timeout" else self.args.timeout
+            while group:
+                done, _ = run([sys.executable, os.path.join(HERE, "public_graph.py"), self.model_path,
+                               self.inputs_path, ",".join(group)] + self.library_args, timeout)
+                for line in done.stdout.splitlines():
+                    try:
+                        public = json.loads(line)
+                    except ValueError:
+                        continue
+                    found[public.pop("backend")] = public
+                group = [b for b in group if b not in found]
+                if group:  # the first without a verdict ended the process (or hung): it keeps the process
+                    found[group.pop(0)] = done if done.returncode != 124 else \
+                        {"status": "timeout", "message": f"no answer in {timeout:.0f} s"}
+        return found
+
+    def check_public_api(self, backend, ours, status, public):
+        """The differential test: the public API's own verdict on the model file (`public`, a
+        public_graph.py object, or its process where it died before giving one) must be tsrepro's,
+        and where both ran, its optimized graph must hold tsrepro's operators in tsrepro's order."""
+        if isinstance(public, subprocess.CompletedProcess):
+            if public.returncode != 0 and status in ("exception", "crash"):
+                # The public API died on its way to a verdict (2.6's dispatcher assert on an
+                # MKLDNN max_pool2d ends the process; LLVM's SIGFPE): it fails too.
+                self.row[backend] += " (the public API raises too)" if status == "exception" else \
+                    " (the public API dies too)"
+                return
+            self.row[backend] += " (no public verdict)"
+            return self.fail(f"public {backend} verdict", last_line(public.stderr))
         if public["status"] != status:
             self.row[backend] += f" (the public API: {public['status']})"
             return self.fail(f"{backend} verdict vs the public API's",
