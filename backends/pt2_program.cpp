@@ -21,6 +21,7 @@
 #include "backends/builtin.h"
 #include "backends/case_module.h"
 #include "backends/eager_module.h"
+#include "backends/inductor_config_check.h"
 #include "backends/options.h"
 #include "backends/pt2_backend_scripts.h"
 #include "backends/pt2_compile_server_script.h"
@@ -438,6 +439,8 @@ std::unique_ptr<PreparedGraph> Pt2Backend::prepare_module(const torch::jit::Modu
                                                           const std::vector<c10::IValue>& sample) {
   return run_in_python(compile_saved_model(id_, options_, module, sample));
 }
+
+void Pt2Backend::check_options_with_compiler() const { check_inductor_config(options_); }
 
 Pt2Case& Pt2Backend::pt2_case(const BackendInput& input, const std::vector<c10::IValue>& sample) {
   if (!last_ || last_->graph() != input.graph.get())

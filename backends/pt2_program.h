@@ -130,6 +130,8 @@ class Pt2Backend : public Backend {
                                                              const std::vector<c10::IValue>& sample) override;
   bool takes_saved_model_as_case() const override { return route_ == Pt2Route::Converter; }
   bool compiles_ahead_of_time() const override { return true; }
+  // The config entries against the torch._inductor.config in use (backends/inductor_config_check.h).
+  void check_options_with_compiler() const override;
 
  protected:
   // The candidate of `input`: the one run_received_model made for the same graph, or a new one.

@@ -49,4 +49,8 @@ std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendOpti
   return info->make(spec, options);
 }
 
+void check_backend(const std::string& spec, const BackendOptions& options) {
+  make_backend(spec, options)->check_options_with_compiler();
+}
+
 }  // namespace tsrepro

@@ -53,7 +53,9 @@ int after_command(const AfterCliOptions& o) {
   const Case c = load_case(o.case_dir);
   if (!c.values)
     throw UserError(o.case_dir + ": has no real inputs (inputs.pt); the workflow needs the program's values");
-  CompiledModule fn = compile_case(c, o.backend, parse_backend_options(o.backend_opts), o.id);
+  const BackendOptions options = parse_backend_options(o.backend_opts);
+  check_backend(o.backend, options);  // before the workflow compiles anything
+  CompiledModule fn = compile_case(c, o.backend, options, o.id);
   try {
     const c10::IValue outputs = fn(*c.values);
     if (!o.outputs.empty()) write_torch_save(o.outputs, outputs);

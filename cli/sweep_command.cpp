@@ -2,7 +2,10 @@
 // distinct bugs, each minified and reported (sweep/sweep.h); and `tsrepro sweep-job DIR`, the one
 // job of a sweep that an executor runs (sweep/job.h), left out of --help.
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
 
 #include "cli/command.h"
 #include "runner/word_lists.h"
@@ -12,11 +15,38 @@
 #include "tsrepro/backend.h"
 #include "tsrepro/backend_defaults.h"
 #include "tsrepro/error.h"
+#include "tsrepro/run_spec.h"
 
 namespace fs = std::filesystem;
 
 namespace tsrepro::cli {
 namespace {
+
+// Each swept backend's options: the --backend-opt settings whose KEY it takes (backends.def), each
+// backend and its options checked as `tsrepro run` checks them (check_backend), a setting that no
+// swept backend takes refused. UserError naming what is wrong.
+std::map<std::string, BackendOptions> backend_options_of(const std::vector<std::string>& backends,
+                                                         const std::vector<std::string>& settings) {
+  if (backends.empty()) throw UserError("--backends: no backend given");
+  const BackendOptions given = parse_backend_options(settings);
+  std::map<std::string, BackendOptions> options;
+  std::set<std::string> taken;
+  for (const std::string& backend : backends) {
+    make_backend(backend, {});  // unknown: UserError naming it
+    for (const auto& [key, value] : given) {
+      const std::vector<std::string>& keys = find_backend(backend)->option_keys;
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) continue;
+      options[backend][key] = value;
+      taken.insert(key);
+    }
+  }
+  for (const auto& [key, value] : given)
+    if (!taken.count(key))
+      throw UserError("--backend-opt " + key + "=" + value + ": none of the swept backends (" + joined(backends, ", ") +
+                      ") takes " + key);
+  for (const std::string& backend : backends) check_backend(backend, options[backend]);
+  return options;
+}
 
 class SweepCommand : public Command {
  public:
@@ -38,6 +68,9 @@ class SweepCommand : public Command {
     cmd->add_option("--executor-opt", options_.executor_settings,
                     "KEY=VALUE: a setting of the executor (repeatable; each executor says which it takes)")
         ->allow_extra_args(false);
+    cmd->add_option("--backend-opt", backend_settings_,
+                    "KEY=VALUE: a backend option, for each swept backend that takes KEY (repeatable)")
+        ->allow_extra_args(false);
     cmd->add_option("-j,--jobs", jobs_, "the local executor's jobs at once (--executor-opt jobs=N)")
         ->check(CLI::PositiveNumber);
     cmd->add_option("--repeat", options_.repeat, "runs of every failure again, for its rate (flaky failures)")
@@ -54,8 +87,7 @@ class SweepCommand : public Command {
     for (const std::string& library : invocation.libraries)
       options_.libraries.push_back(fs::absolute(library).string());
     options_.backends = comma_separated(backends_);
-    if (options_.backends.empty()) throw UserError("--backends: no backend given");
-    for (const std::string& backend : options_.backends) make_backend(backend, {});  // unknown: UserError naming it
+    options_.backend_options = backend_options_of(options_.backends, backend_settings_);  // before any job starts
     if (jobs_ > 0)
       options_.executor_settings.insert(options_.executor_settings.begin(), "jobs=" + std::to_string(jobs_));
     options_.tsrepro = fs::read_symlink("/proc/self/exe").string();
@@ -66,6 +98,7 @@ class SweepCommand : public Command {
  private:
   SweepOptions options_;
   std::string backends_ = kDefaultSweepBackends;
+  std::vector<std::string> backend_settings_;  // --backend-opt KEY=VALUE
   int jobs_ = 0;  // -j: 0 where not given
 };
 

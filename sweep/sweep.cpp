@@ -86,8 +86,11 @@ class Sweep {
  private:
   // OUT is new, or a sweep's with the same settings (then its finished jobs count).
   void open_output() {
+    json backend_options = json::object();
+    for (const std::string& backend : o_.backends) backend_options[backend] = options_of(backend);
     const json settings = {{"zoo", fs::absolute(o_.zoo).lexically_normal().string()},
                            {"backends", o_.backends},
+                           {"backend_options", backend_options},
                            {"repeat", o_.repeat},
                            {"timeout_seconds", o_.timeout_seconds}};
     const fs::path file = out_ / "sweep-settings.json";
@@ -95,11 +98,15 @@ class Sweep {
     if (fs::exists(file)) {
       std::ifstream in(file);
       const json earlier = json::parse(in, nullptr, false);
-      for (const auto& [key, value] : settings.items())
-        if (earlier.is_discarded() || !earlier.contains(key) || earlier[key] != value)
+      for (const auto& [key, value] : settings.items()) {
+        // A sweep of before --backend-opt recorded no backend options: it had none.
+        const json recorded = earlier.is_discarded()                                   ? json()
+                              : key == "backend_options" && !earlier.contains(key) ? no_backend_options()
+                                                                                    : earlier.value(key, json());
+        if (earlier.is_discarded() || recorded != value)
           throw UserError(out_.string() + ": an earlier sweep used other settings (" + key + ": " +
-                          (earlier.is_discarded() ? std::string("unreadable") : earlier.value(key, json()).dump()) +
-                          "); use another -o");
+                          (earlier.is_discarded() ? std::string("unreadable") : recorded.dump()) + "); use another -o");
+      }
       std::cerr << "sweep: going on with " << out_.string() << " (finished jobs are kept)\n";
       return;
     }
@@ -115,6 +122,24 @@ class Sweep {
     args.insert(args.begin(), o_.tsrepro);
     for (const std::string& library : o_.libraries) args.insert(args.end(), {"--load-library", library});
     return args;
+  }
+
+  // The same for a job of one backend: its --backend-opt settings too.
+  std::vector<std::string> backend_command(std::vector<std::string> args, const std::string& backend) const {
+    for (const auto& [key, value] : options_of(backend))
+      args.insert(args.end(), {"--backend-opt", key + "=" + value});
+    return command(std::move(args));
+  }
+
+  BackendOptions options_of(const std::string& backend) const {
+    const auto found = o_.backend_options.find(backend);
+    return found == o_.backend_options.end() ? BackendOptions() : found->second;
+  }
+
+  json no_backend_options() const {
+    json none = json::object();
+    for (const std::string& backend : o_.backends) none[backend] = json::object();
+    return none;
   }
 
   std::string job_dir(const std::string& phase, const std::string& name) const {
@@ -168,8 +193,9 @@ class Sweep {
   Job run_job_of(const Model& m, const std::string& backend, const std::string& phase, int repeat) const {
     const std::string dir = job_dir(phase, m.entry.name + "." + backend);
     Job job{dir,
-            command({"run", m.case_dir, "--backend", backend, "--json-file", job_result_file(dir), "--timeout",
-                     seconds_argument(o_.timeout_seconds)}),
+            backend_command({"run", m.case_dir, "--backend", backend, "--json-file", job_result_file(dir),
+                             "--timeout", seconds_argument(o_.timeout_seconds)},
+                            backend),
             {}};
     if (repeat > 1) job.argv.insert(job.argv.end(), {"--repeat", std::to_string(repeat)});
     return job;
@@ -246,8 +272,9 @@ class Sweep {
   Job minify_job(const Group& g) const {
     const std::string dir = job_dir("minify", g.id);
     Job job{dir,
-            command({"minify", g.models.front()->case_dir, "--backend", g.backend, "-o", bug_dir(g), "--json-file",
-                     job_result_file(dir), "--timeout", seconds_argument(o_.timeout_seconds)}),
+            backend_command({"minify", g.models.front()->case_dir, "--backend", g.backend, "-o", bug_dir(g),
+                             "--json-file", job_result_file(dir), "--timeout", seconds_argument(o_.timeout_seconds)},
+                            g.backend),
             {bug_dir(g)}};
     // A flaky failure: a candidate is kept when one of --repeat runs fails.
     if (is_flaky(g)) job.argv.insert(job.argv.end(), {"--repeat", std::to_string(o_.repeat)});

@@ -9,11 +9,13 @@
 // the same canonical form (canonical_form.h) are then one. OUT/sweep.json records it all (docs/FORMATS.md). Run again
 // on the same OUT, the sweep keeps every finished job and goes on.
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "runner/word_lists.h"
 #include "sweep/executor.h"
+#include "tsrepro/backend.h"
 #include "tsrepro/backend_defaults.h"
 
 namespace tsrepro {
@@ -24,6 +26,7 @@ struct SweepOptions {
   std::vector<std::string> backends = comma_separated(kDefaultSweepBackends);
   std::string executor = "local";              // a name of sweep/executors/executors.def
   std::vector<std::string> executor_settings;  // --executor-opt KEY=VALUE, checked by the executor
+  std::map<std::string, BackendOptions> backend_options;  // of a swept backend: the --backend-opt it takes
   int repeat = 3;                              // runs of every failure again, for its rate
   double timeout_seconds = 300;                // of one run (run --timeout, minify --timeout)
   std::string tsrepro;                         // this executable: the jobs run it

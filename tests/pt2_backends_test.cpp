@@ -92,6 +92,72 @@ TEST_F(Pt2Backends, InductorOptionsAreCheckedBeforeAnyCompile) {
   EXPECT_EQ(aoti_mode.exit_code, 2) << aoti_mode.describe();
 }
 
+// Issue 55: a config key torch._inductor.config does not have, or a value of another type than
+// the key's, is a usage error in one line (exit 2), asked of the torch in use before any case
+// runs, under run, minify and the sweep alike; it never reaches a compile, where it would read as
+// an Inductor bug. Hostile keys and values end the same way, and no code of theirs runs.
+TEST_F(Pt2Backends, AConfigKeyOrValueTheTorchInUseRefusesIsAUsageError) {
+  if (!pytorch2_build()) GTEST_SKIP() << "libtorch 1.13: the backend itself is refused first";
+  const std::string marker = tmp("config_marker");
+  const std::string long_text(5000, 'k');
+  // {option, what its one line says}; those that reach Python cost a start of torch each.
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"config=no_such_key=1", "torch._inductor.config has no key 'no_such_key' (nearest: "},
+      {"config=a.b.c.d=1", "has no key 'a.b.c.d'"},
+      {"config=fallback_randm=True", "(nearest: fallback_random"},
+      {"config=cpp.threads='x'", "torch._inductor.config.cpp.threads takes int (default -1), not str 'x'"},
+      {"config=cpp.threads=True", "takes int (default -1), not bool True"},
+      {"config=cpp.simdlen=0.5", "cpp.simdlen takes Optional[int]"},
+      {"config=", "no KEY=VALUE in it"},
+      {"config=;", "no KEY=VALUE in it"},
+      // hostile: none of it reaches Python but as a string looked up in the config's table
+      {"config=__import__=1", "has no key '__import__'"},
+      {"config=cpp.threads=__import__('os').system('touch " + marker + "')", "has no value tsrepro takes"},
+      {"config=__import__('os').system('touch " + marker + "')=1", "has no config key"},
+      {"config=cpp..threads=1", "has no config key"},
+      {"config=cpp.threads=1\nimport os", "has no value tsrepro takes"},
+      {"config=cpp.inject_relu_bug_TESTING_ONLY='a\nb'", "has no value tsrepro takes"},
+      {"config=cpp.inject_relu_bug_TESTING_ONLY='a'b'", "has no value tsrepro takes"},
+      {"config=cpp.inject_relu_bug_TESTING_ONLY=\"a'); import os; ('\"", "has no value tsrepro takes"},
+      {"config=" + long_text + "=1", "has no config key"},
+      {"config=cpp.threads='" + long_text + "'", "has no value tsrepro takes"},
+  };
+  for (const auto& [option, says] : refused) {
+    SCOPED_TRACE(option.substr(0, 120));
+    const Result r = tsrepro({"run", case_dir("mlp"), "--backend", "inductor", "--backend-opt", option, "--json"});
+    expect_bad_input(r, says);  // one line, no verdict
+  }
+  EXPECT_FALSE(fs::exists(marker)) << "a config option ran as code";
+
+  // minify and aoti: refused before anything is written.
+  const Result minify = tsrepro({"minify", case_dir("mlp"), "--backend", "aoti", "--backend-opt",
+                                 "config=no_such_key=1", "-o", tmp("config_minify")});
+  expect_bad_input(minify, "torch._inductor.config has no key 'no_such_key'");
+  EXPECT_FALSE(fs::exists(tmp("config_minify")));
+  // The sweep: its --backend-opt goes to each swept backend that takes the key, checked before
+  // any job starts; a key no swept backend takes is refused.
+  json zoo = {{"models", {{{"name", "mlp"}, {"model", model("mlp")}, {"inputs", model("mlp.inputs")}}}}};
+  fs::create_directories(tmp("config_zoo"));
+  write_text(tmp("config_zoo") + "/zoo.json", zoo.dump(1));
+  const Result sweep = tsrepro({"sweep", tmp("config_zoo"), "-o", tmp("config_swept"), "--backends", "export,inductor",
+                                "--backend-opt", "config=cpp.threads='x'"});
+  expect_bad_input(sweep, "torch._inductor.config.cpp.threads takes int");
+  EXPECT_FALSE(fs::exists(tmp("config_swept")));
+  const Result untaken = tsrepro(
+      {"sweep", tmp("config_zoo"), "-o", tmp("config_swept"), "--backends", "export", "--backend-opt", "config=x=1"});
+  expect_bad_input(untaken, "--backend-opt config=x=1: none of the swept backends (export) takes config");
+  EXPECT_FALSE(fs::exists(tmp("config_swept")));
+  // A valid key and value still compile, and the sweep's jobs get them.
+  const Result swept = tsrepro({"sweep", tmp("config_zoo"), "-o", tmp("config_swept"), "--backends", "inductor",
+                                "--backend-opt", "config=cpp.threads=1", "--repeat", "1"},
+                               {tmp("config_zoo"), 600});
+  ASSERT_EQ(swept.exit_code, 0) << swept.describe();
+  const json result = json::parse(read_text(tmp("config_swept") + "/sweep.json"))["models"][0]["results"]["inductor"];
+  EXPECT_EQ(result.value("status", ""), "pass") << result.dump();
+  EXPECT_NE(read_text(tmp("config_swept") + "/jobs/run/mlp.inductor/job.json").find("config=cpp.threads=1"),
+            std::string::npos);
+}
+
 TEST_F(Pt2Backends, ALoopTheConverterRefusesIsAnExportCompileErrorThatMinifiesAndReproduces) {
   if (!pytorch2_build()) GTEST_SKIP() << "libtorch 1.13: no torch.export";
   const Result r = tsrepro({"run", case_dir("loop_sum"), "--backend", "export", "--json"}, {"", 300});

@@ -243,6 +243,11 @@ TEST(SweepCli, BadInputIsRefusedInOneLineNamingIt) {
       {{"sweep", "--executor-opt", "jobs=0", kZoo, "-o", tmp / "o7"},
        "--executor-opt jobs=0: the local executor wants a whole number >= 1"},
       {{"sweep", kZoo, "-o", tmp / "o8", "--executor-opt", "jobs"}, "--executor-opt jobs: not KEY=VALUE"},
+      // --backend-opt: for each swept backend that takes the key, checked as run checks it.
+      {{"sweep", kZoo, "-o", tmp / "o9", "--backends", "jit", "--backend-opt", "config=x=1"},
+       "--backend-opt config=x=1: none of the swept backends (jit) takes config"},
+      {{"sweep", kZoo, "-o", tmp / "o10", "--backend-opt", "strategy=sideways"}, "strategy"},
+      {{"sweep", kZoo, "-o", tmp / "o11", "--backend-opt", "inline"}, "--backend-opt inline: write key=value"},
   };
   for (const auto& [args, message] : cases) {
     const Result r = tsrepro(args, {tmp.path().string()});
@@ -250,7 +255,7 @@ TEST(SweepCli, BadInputIsRefusedInOneLineNamingIt) {
     EXPECT_NE(r.err.find(message), std::string::npos) << r.describe();
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.describe();
   }
-  for (const char* never_made : {"o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8"})
+  for (const char* never_made : {"o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8", "o9", "o10", "o11"})
     EXPECT_FALSE(fs::exists(tmp / never_made)) << never_made;
 }
 

@@ -75,6 +75,10 @@ class Backend {
   // timeout. Not so where preparing runs the graph (the profiling executor's warm-up runs, which
   // can hang as the compiled code does).
   virtual bool compiles_ahead_of_time() const { return false; }
+  // Checks the options against the compiler they are for, where their syntax alone cannot tell (a
+  // torch._inductor.config key against the torch in use): UserError naming the option. For
+  // check_backend, once per command before any case runs; the default has nothing to check.
+  virtual void check_options_with_compiler() const {}
 };
 
 struct BackendInfo {
@@ -97,6 +101,11 @@ std::string known_backends_text();
 // Parses a spec like "nnc" or "inject:segfault@aten::relu" and checks the options.
 // Throws UserError on an unknown backend or option.
 std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendOptions& options);
+
+// The one check of a backend and its options before a command runs anything (RunSpec::validate,
+// `tsrepro sweep`, `tsrepro after`): make_backend's, then the compiler's own
+// (Backend::check_options_with_compiler). Throws UserError naming what is wrong.
+void check_backend(const std::string& spec, const BackendOptions& options);
 
 // Deep copy: tensors cloned (keeping strides), tuples/lists rebuilt, so runs cannot see each
 // other's in-place mutations.

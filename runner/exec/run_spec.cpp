@@ -22,8 +22,8 @@ void validate_device(const std::string& device) {
 void RunSpec::validate() const {
   if (backend.empty()) throw UserError("--backend: no backend given");
   validate_device(device);
-  make_backend(backend, backend_options);  // unknown backends and options: UserError naming them
-  make_backend(ref, {});
+  check_backend(backend, backend_options);  // unknown backends and options: UserError naming them
+  check_backend(ref, {});
   if (!(timeout_seconds > 0)) throw UserError("--timeout " + std::to_string(timeout_seconds) + ": must be positive");
   if (!(compile_timeout_seconds > 0))
     throw UserError("--compile-timeout " + std::to_string(compile_timeout_seconds) + ": must be positive");
