@@ -58,6 +58,10 @@ TEST_F(Pt2Backends, OnLibtorch1EachIsRefusedWithOneLine) {
     EXPECT_NE(r.err.find("--backend " + std::string(backend) + ": needs PyTorch 2"), std::string::npos) << r.describe();
     EXPECT_EQ(line_count(r.err), 1u) << r.describe();
   }
+  // Before any option of theirs is asked of a Python that has no PyTorch 2.
+  expect_bad_input(
+      tsrepro({"run", case_dir("mlp"), "--backend", "inductor", "--backend-opt", "config=no_such_key=1"}),
+      "--backend inductor: needs PyTorch 2");
 }
 
 TEST_F(Pt2Backends, ASmallModelPassesUnderEachAndVerifiesAgainstTheSavedModel) {
