@@ -13,6 +13,7 @@
 #include "backends/pt2_compile_server_script.h"
 #include "backends/pt2_program.h"
 #include "process/child_process.h"
+#include "runner/word_lists.h"
 #include "tsrepro/error.h"
 
 namespace tsrepro {
@@ -20,11 +21,6 @@ namespace {
 
 // Importing torch._inductor takes seconds; a stuck one is no answer.
 constexpr std::chrono::seconds kConfigCheckLimit{300};
-
-std::string last_line_of(std::string text) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
-  return text.substr(text.rfind('\n') + 1);  // npos + 1: the whole text
-}
 
 }  // namespace
 
@@ -43,11 +39,11 @@ void check_inductor_config(const BackendOptions& server_options) {
   spec.argv = {pt2_python_executable(), "-c", templates::inductor_config_check, request};
   spec.out = spec.err = Stream::pipe();
   const ChildRun run = run_child(spec, kConfigCheckLimit);
-  if (run.exited_with(1) && !last_line_of(run.out).empty())
-    throw UserError("--backend-opt config: " + last_line_of(run.out));
+  const std::string refusal = last_nonempty_line(run.out);
+  if (run.exited_with(1) && !refusal.empty()) throw UserError("--backend-opt config: " + refusal);
   if (!run.exited_with(0))
     throw UserError("--backend-opt config: cannot check it against torch._inductor.config: " +
-                    pt2_python_executable() + " " + run.status_text() + ": " + last_line_of(run.err));
+                    pt2_python_executable() + " " + run.status_text() + ": " + last_nonempty_line(run.err));
   checked.insert(request);
 }
 

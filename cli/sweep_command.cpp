@@ -33,8 +33,8 @@ std::map<std::string, BackendOptions> backend_options_of(const std::vector<std::
   std::set<std::string> taken;
   for (const std::string& backend : backends) {
     make_backend(backend, {});  // unknown: UserError naming it
+    const std::vector<std::string>& keys = find_backend(backend)->option_keys;
     for (const auto& [key, value] : given) {
-      const std::vector<std::string>& keys = find_backend(backend)->option_keys;
       if (std::find(keys.begin(), keys.end(), key) == keys.end()) continue;
       options[backend][key] = value;
       taken.insert(key);

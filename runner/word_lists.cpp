@@ -1,5 +1,7 @@
 #include "runner/word_lists.h"
 
+#include <sstream>
+
 namespace tsrepro {
 
 std::vector<std::string> comma_separated(const std::string& text) {
@@ -16,6 +18,14 @@ std::string joined(const std::vector<std::string>& parts, const std::string& sep
   std::string text;
   for (size_t i = 0; i < parts.size(); ++i) text += (i == 0 ? "" : separator) + parts[i];
   return text;
+}
+
+std::string last_nonempty_line(const std::string& text) {
+  std::istringstream lines(text);
+  std::string last;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
+  return last;
 }
 
 }  // namespace tsrepro

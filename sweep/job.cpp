@@ -5,30 +5,18 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "process/child_process.h"
 #include "runner/file_util.h"
+#include "runner/word_lists.h"
 #include "tsrepro/error.h"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace tsrepro {
-namespace {
-
-std::string last_nonempty_line(const std::string& text) {
-  std::istringstream lines(text);
-  std::string last;
-  for (std::string line; std::getline(lines, line);)
-    if (line.find_first_not_of(" \t\r") != std::string::npos) last = line;
-  return last;
-}
-
-}  // namespace
-
 void prepare_job(const Job& job) {
   if (job_finished(job.dir)) return;
   fs::create_directories(job.dir);

@@ -97,16 +97,15 @@ class Sweep {
     std::error_code ec;
     if (fs::exists(file)) {
       std::ifstream in(file);
-      const json earlier = json::parse(in, nullptr, false);
-      for (const auto& [key, value] : settings.items()) {
-        // A sweep of before --backend-opt recorded no backend options: it had none.
-        const json recorded = earlier.is_discarded()                                   ? json()
-                              : key == "backend_options" && !earlier.contains(key) ? no_backend_options()
-                                                                                    : earlier.value(key, json());
-        if (earlier.is_discarded() || recorded != value)
+      json earlier = json::parse(in, nullptr, false);
+      // A sweep of before --backend-opt recorded no backend options: it had none.
+      if (!earlier.is_discarded() && !earlier.contains("backend_options"))
+        earlier["backend_options"] = no_backend_options();
+      for (const auto& [key, value] : settings.items())
+        if (earlier.is_discarded() || !earlier.contains(key) || earlier[key] != value)
           throw UserError(out_.string() + ": an earlier sweep used other settings (" + key + ": " +
-                          (earlier.is_discarded() ? std::string("unreadable") : recorded.dump()) + "); use another -o");
-      }
+                          (earlier.is_discarded() ? std::string("unreadable") : earlier.value(key, json()).dump()) +
+                          "); use another -o");
       std::cerr << "sweep: going on with " << out_.string() << " (finished jobs are kept)\n";
       return;
     }

@@ -214,12 +214,12 @@ size_t expect_repro_py_agrees_on_every_checkpoint(const std::string& out, const 
   }
   // Every directory minify writes holds the failure: the agreement is on reproducing.
   EXPECT_EQ(reproduced, dirs.size());
-  if (!module_form.empty()) {  // one process for all: a start of torch costs seconds
+  const size_t module_forms = module_form.size() / 2;
+  if (module_forms > 0) {  // one process for all: a start of torch costs seconds
     module_form.insert(module_form.begin(), kFixtures + "scripted_ops.py");
     const Result ops = run_cmd(kPython, module_form, {"", 300});
     EXPECT_EQ(ops.exit_code, 0) << ops.describe();
   }
-  const size_t module_forms = module_form.empty() ? 0 : module_form.size() / 2;
   std::cout << out << ": " << dirs.size() << " directories agree, " << module_forms << " in the module form\n";
   return module_forms;
 }
