@@ -17,6 +17,7 @@
 
 #include "backends/case_module.h"
 #include "runner/formats/python_literal.h"
+#include "runner/graph/strict_fusion.h"
 
 namespace tsrepro {
 namespace {
@@ -544,6 +545,10 @@ class EagerPrinter {
   void statement(const Node& node, int indent) {
     const c10::Symbol kind = node.kind();
     if (kind == c10::prim::Constant) return;  // written where it is used
+    // A torch.jit.strict_fusion block (the one with statement a case keeps, runner/graph/strict_fusion.h)
+    // asks TorchScript's fusers for a check; eager PyTorch has none, and its body runs as it is.
+    if (kind == c10::prim::Enter || kind == c10::prim::Exit) return;
+    if (kind == c10::prim::CreateObject && node.output()->type() == strict_fusion_class()) return;
     if (kind == c10::prim::If) return if_statement(node, indent);
     if (kind == c10::prim::Loop) return loop_statement(node, indent);
     if (kind == c10::prim::ListConstruct)

@@ -10,6 +10,7 @@
 
 #include "minifier/graph_edit.h"
 #include "backends/builtin.h"
+#include "runner/graph/strict_fusion.h"
 #include "runner/graph/written_inputs.h"
 #include "tsrepro/node_origin.h"
 
@@ -122,6 +123,7 @@ std::vector<Node*> cuttable_nodes(const Graph& graph) {
 }
 
 bool normalize(Case& c) {
+  drop_unpaired_block_ends(*c.graph);  // a cut through a with block keeps neither end alone
   torch::jit::EliminateDeadCode(c.graph);
   drop_unused_inputs(c);
   try {

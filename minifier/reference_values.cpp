@@ -116,6 +116,8 @@ ReferenceValues compute_reference_values(const Case& state, const fs::path& offl
   std::vector<const torch::jit::Node*> state_nodes(state.graph->nodes().begin(), state.graph->nodes().end());
   std::vector<std::pair<std::string, size_t>> written;  // containers and how many nodes write them
   for (size_t i = 0; i < nodes.size(); ++i) {
+    // A with block's Enter leaves its object on the stack as its value: not a value of the model.
+    if (nodes[i]->kind() == c10::prim::Enter || nodes[i]->kind() == c10::prim::Exit) continue;
     for (size_t k = 0; k < nodes[i]->outputs().size(); ++k) {
       torch::jit::Value* value = nodes[i]->outputs()[k];
       // A container later nodes write into is recorded as it is after the last of them: its

@@ -18,6 +18,7 @@
 #include "backends/case_module.h"
 #include "backends/eager_module.h"
 #include "repro/reproducer_case.h"
+#include "runner/graph/strict_fusion.h"
 #include "runner/word_lists.h"
 #include "tsrepro/case.h"
 
@@ -48,9 +49,23 @@ struct PrintedNamesResolver : torch::jit::Resolver {
       return std::make_shared<torch::jit::BuiltinModule>(name);
     }
   };
+  // `__torch__.torch.jit.strict_fusion`, the one class printed source names (a with block's object,
+  // runner/graph/strict_fusion.h).
+  struct ClassPath : torch::jit::SugaredValue {
+    explicit ClassPath(std::string path) : path(std::move(path)) {}
+    std::string kind() const override { return path; }
+    std::shared_ptr<torch::jit::SugaredValue> attr(const torch::jit::SourceRange&, torch::jit::GraphFunction&,
+                                                   const std::string& name) override {
+      const std::string longer = path + "." + name;
+      if (longer == strict_fusion_class()->name()->qualifiedName()) return std::make_shared<torch::jit::ClassValue>(strict_fusion_class());
+      return std::make_shared<ClassPath>(longer);
+    }
+    std::string path;
+  };
   std::shared_ptr<torch::jit::SugaredValue> resolveValue(const std::string& name, torch::jit::GraphFunction& f,
                                                          const torch::jit::SourceRange& loc) override {
     if (name == "annotate") return torch::jit::SpecialFormValue::create(c10::prim::annotate);
+    if (name == "__torch__") return std::make_shared<ClassPath>(name);
     return name == "ops" ? std::make_shared<Namespaces>() : torch::jit::nativeResolver()->resolveValue(name, f, loc);
   }
 };
@@ -208,6 +223,25 @@ PythonRewrite python_from_printed(const std::string& printed) {
   return result;
 }
 
+// A strict_fusion block as PythonPrint writes it, `_0 = __torch__.torch.jit.strict_fusion.__new__(...)`
+// and later `with _0:`, as Python writes it: `with torch.jit.strict_fusion():`, which
+// torch.jit.script compiles to the same object, Enter and Exit (runner/graph/strict_fusion.h).
+std::string python_with_blocks(const std::string& printed) {
+  const std::string cls = strict_fusion_class()->name()->qualifiedName();
+  const std::string creation = " = " + cls + ".__new__(" + cls + ")\n";
+  std::string text = printed;
+  for (size_t at; (at = text.find(creation)) != std::string::npos;) {
+    const size_t line_start = text.rfind('\n', at) + 1;  // npos + 1 == 0 on the first line
+    const size_t name_start = text.find_first_not_of(' ', line_start);
+    const std::string name = text.substr(name_start, at - name_start);
+    text.erase(line_start, at + creation.size() - line_start);
+    const std::string with_line = "with " + name + ":\n";
+    if (const size_t with_at = text.find(with_line); with_at != std::string::npos)
+      text.replace(with_at, with_line.size(), std::string("with ") + kStrictFusionMarker + "():\n");
+  }
+  return text;
+}
+
 // PythonPrint writes `def forward(self,\n    x: Tensor) -> Tensor:` and a two-space indent: the
 // signature on one line, four spaces a level, one level inside the class.
 std::string python_method_layout(const std::string& code) {
@@ -267,6 +301,7 @@ ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted, const
   // values: libtorch's frontend folds it as it compiles, and every backend lowers it first.
   torch::jit::LowerSimpleTuples(graph);
   torch::jit::EliminateDeadCode(graph);
+  recreate_strict_fusion_objects(*graph);  // printed as a with block on an object, as the model's
   if (graph->outputs().size() != 1) {  // forward returns one value: several outputs as one tuple
     std::vector<Value*> outputs(graph->outputs().begin(), graph->outputs().end());
     Value* tuple = graph->insertNode(graph->createTuple(outputs))->output();
@@ -324,7 +359,8 @@ ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted, const
   if (!constant_table.empty()) return refused("a tensor constant (source holds tensors only as attributes)");
   form.printed_forward = printer.str();
   form.needs_resolver = form.printed_forward.find("ops.") != std::string::npos ||
-                        form.printed_forward.find("annotate(") != std::string::npos;
+                        form.printed_forward.find("annotate(") != std::string::npos ||
+                        form.printed_forward.find("__torch__.") != std::string::npos;
 
   // Compiled again, the source must give the same graph.
   torch::jit::Module compiled(c10::QualifiedName("__torch__.Repro"));
@@ -339,14 +375,17 @@ ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted, const
     return refused("libtorch does not compile the printed source (" + what.substr(0, what.find('\n')) + ")");
   }
   const std::string expected = graph_structure_text(*graph);
-  const std::string compiled_text = graph_structure_text(*compiled.get_method("forward").graph());
+  std::shared_ptr<Graph> compiled_graph = compiled.get_method("forward").graph()->copy();
+  for (Node* node : compiled_graph->nodes())  // the frontend types an Exit's value Tensor, the case NoneType
+    if (node->kind() == c10::prim::Exit) node->output()->setType(c10::NoneType::get());
+  const std::string compiled_text = graph_structure_text(*compiled_graph);
   if (compiled_text != expected) {
     spdlog::debug("module form: the printed forward\n{}compiles to\n{}instead of\n{}", form.printed_forward,
                   compiled_text, expected);
     return refused("compiling the printed source gives another graph");
   }
 
-  PythonRewrite python = python_from_printed(form.printed_forward);
+  PythonRewrite python = python_from_printed(python_with_blocks(form.printed_forward));
   if (!python.unsupported.empty()) return refused("it holds " + python.unsupported + ", which Python cannot state");
   form.python_forward = python_method_layout(python.text);
   if (!python.typing.empty()) {

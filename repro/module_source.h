@@ -33,7 +33,8 @@ struct ModuleForm {
   std::vector<size_t> forward_inputs;       // the graph inputs forward takes, in order (several outputs: one tuple)
   // `def forward(self, ...)` as libtorch prints it (two-space indent), for Module::define.
   std::string printed_forward;
-  // It calls ops.<namespace>.<op> or annotate(): Module::define needs a resolver for them.
+  // It calls ops.<namespace>.<op> or annotate(), or names the strict_fusion class
+  // (runner/graph/strict_fusion.h): Module::define needs a resolver for them.
   bool needs_resolver = false;
   // The same forward for torch.jit.script of a Python class: ops by their schema names
   // (torch.ops.aten.conv2d: `torch.X` is not a Python function for every aten op), torch.Tensor

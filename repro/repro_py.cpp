@@ -22,6 +22,7 @@
 #include "repro/python_value_literal.h"
 #include "repro/reproducer_case.h"
 #include "repro/reproducer_parts.h"
+#include "runner/graph/strict_fusion.h"
 #include "repro/template_fill.h"
 #include "repro/templates_repro_py.h"  // generated from repro/templates/repro_py/
 #include "runner/case/extension_libraries.h"
@@ -329,6 +330,7 @@ void add_graph_ir(const Case& c, const ReproSettings& s, const ReproModules& mod
   part.values["GRAPH_IR"] = ir_literal_lines(reproducer_graph_ir(c, s));
   const bool packed = c.graph->outputs().size() != 1;
   if (packed) part.flags.insert(flag::packed);
+  if (has_strict_fusion_blocks(*c.graph)) part.flags.insert(flag::strict_fusion_ir);  // strict_fusion_objects
   if (modules.edited) {
     part.flags.insert(flag::edited);
     part.values["EDITED_IR"] =

@@ -1,6 +1,7 @@
 // reproducer_files (include/tsrepro/writer.h): every file the writers put beside a case.
 
 #include "repro/reproducer_case.h"
+#include "runner/graph/strict_fusion.h"
 #include "tsrepro/writer.h"
 
 namespace tsrepro {
@@ -12,6 +13,7 @@ std::map<std::string, std::string> reproducer_files(const Case& c, const ReproSe
                                               {"CMakeLists.txt", repro_cmake_source()}};
   if (settings.failure.status == Status::Accuracy || settings.failure.run.backward)
     files["tsrepro_compare.h"] = repro_cpp_compare_header();
+  if (has_strict_fusion_blocks(*c.graph)) files["tsrepro_strict_fusion.h"] = repro_cpp_strict_fusion_header();
   if (modules.case_module && modules.case_module->size() > kInlineModuleBytes)
     files["case_module.pt"] = *modules.case_module;
   return files;

@@ -84,5 +84,44 @@ TEST(ImportFidelity, ATracedPythonFloatMeansWhatEagerMeans) {
   }
 }
 
+// `with torch.jit.strict_fusion():` keeps its check (issue 53): stock's profiling executor raises
+// "Found unfused operators" for what its fusers leave inside the block, and so does the case under
+// every TorchScript backend (--verify compares each with the saved model's own calls). Under nnc the
+// minify keeps the block and the op NNC cannot fuse, and its repro.py, run by stock PyTorch,
+// raises as the model does.
+TEST(ImportFidelity, AStrictFusionBlockKeepsItsCheck) {
+  SKIP_WITHOUT_PYTHON_TORCH();
+  TempDir tmp;
+  const Result made = run_cmd(kPython, {source_path("tests/fixtures/fidelity/strict_fusion.py"), tmp / "m"});
+  ASSERT_EQ(made.exit_code, 0) << made.describe();
+  const Result imported = tsrepro({"import", tmp / "m/strict_fusion.pt", "--inputs",
+                                   tmp / "m/strict_fusion.inputs.pt", "-o", tmp / "case", "--verify", kVerifiedBackends});
+  ASSERT_EQ(imported.exit_code, 0) << imported.describe();
+  for (const char* backend : {"eager", "jit", "nnc", "ofi"})
+    EXPECT_NE(imported.out.find("verify " + std::string(backend) + ": the case is judged as the model is"),
+              std::string::npos)
+        << imported.out;
+  const std::string ir = read_text(tmp / "case/graph.ir");
+  EXPECT_NE(ir.find("prim::Constant[value=\"torch.jit.strict_fusion\"]"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("prim::Enter"), std::string::npos) << ir;
+
+  const Result ran = tsrepro({"run", tmp / "case", "--backend", "nnc"});
+  EXPECT_EQ(ran.exit_code, 1) << ran.describe();
+  EXPECT_NE(ran.out.find("Found unfused operators"), std::string::npos) << ran.describe();
+
+  const Result minified = tsrepro({"minify", tmp / "case", "--backend", "nnc", "-o", tmp / "out"});
+  ASSERT_EQ(minified.exit_code, 0) << minified.describe();
+  const std::string small = read_text(tmp / "out/minified/graph.ir");
+  for (const char* kept : {"prim::Enter", "aten::mm", "prim::Exit"})
+    EXPECT_NE(small.find(kept), std::string::npos) << kept << " in\n" << small;
+  for (const char* cut : {"aten::relu", "aten::add", "aten::mul"})
+    EXPECT_EQ(small.find(cut), std::string::npos) << cut << " in\n" << small;
+  const std::string repro_py = read_text(tmp / "out/minified/repro.py");
+  EXPECT_NE(repro_py.find("with torch.jit.strict_fusion():"), std::string::npos) << repro_py;
+  const Result repro = run_cmd(kPython, {tmp / "out/minified/repro.py"});
+  EXPECT_EQ(repro.exit_code, 1) << repro.describe();
+  EXPECT_NE(repro.out.find("Found unfused operators"), std::string::npos) << repro.describe();
+}
+
 }  // namespace
 }  // namespace tsrepro_test

@@ -5,14 +5,22 @@
 
 #include "backends/builtin.h"
 #include "backends/profiling_executor.h"
+#include "runner/graph/strict_fusion.h"
 
 namespace tsrepro {
 namespace {
 
+// The interpreter enters and exits a strict_fusion block's object (runner/graph/strict_fusion.h):
+// a case's marker becomes one first (a no-op where evaluate_values did it already).
+std::shared_ptr<torch::jit::Graph> with_strict_fusion_objects(std::shared_ptr<torch::jit::Graph> graph) {
+  recreate_strict_fusion_objects(*graph);
+  return graph;
+}
+
 class InterpretedGraph : public PreparedGraph {
  public:
   explicit InterpretedGraph(std::shared_ptr<torch::jit::Graph> graph)
-      : graph_(std::move(graph)), code_(graph_, "tsrepro_candidate") {}
+      : graph_(with_strict_fusion_objects(std::move(graph))), code_(graph_, "tsrepro_candidate") {}
 
   std::vector<c10::IValue> run(std::vector<c10::IValue> inputs) override {
     torch::jit::Stack stack(std::move(inputs));

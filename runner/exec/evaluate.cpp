@@ -17,6 +17,7 @@
 #include "runner/formats/torch_save_reader.h"
 #include "runner/formats/torch_save_writer.h"
 #include "runner/graph/saved_python_numbers.h"
+#include "runner/graph/strict_fusion.h"
 #include "runner/graph/written_inputs.h"
 #include "tsrepro/error.h"
 #include "tsrepro/foreign_error.h"
@@ -450,6 +451,7 @@ Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::
   // Both sides see the model's graph: its tensor constants are constants again.
   std::vector<InputSpec> specs = request.specs;
   fold_constant_inputs(*input.graph, specs, inputs, inputs_maybe_written(*input.graph));
+  recreate_strict_fusion_objects(*input.graph);  // and its strict_fusion blocks are blocks again
   for (const InputSpec& spec : specs) input.lifted.push_back(spec.lifted);
   const InputPolicy policy{request.run.backward ? gradient_inputs(specs) : std::vector<bool>(specs.size(), false),
                            inputs_maybe_written(*input.graph)};

@@ -18,6 +18,7 @@
 #include "runner/import/attribute_state.h"
 #include "runner/graph/ivalue_tensors.h"
 #include "runner/import/module_lifting.h"
+#include "runner/graph/strict_fusion.h"
 #include "runner/import/object_tuples.h"
 #include "tsrepro/error.h"
 
@@ -147,6 +148,7 @@ class ModuleLifter {
 
   LiftedGraph lift() {
     inline_calls_on_known_objects();
+    mark_strict_fusion_blocks(*graph_);  // kept as blocks, not inlined (runner/graph/strict_fusion.h)
     inline_with_statements();
     thread_created_object_attributes(*graph_, origin_);
     thread_attribute_writes(*graph_, attribute_resolver(), origin_);
@@ -195,7 +197,8 @@ class ModuleLifter {
     }
   }
 
-  // `with torch.no_grad():` is prim::Enter/prim::Exit on an object of a TorchScript class whose
+  // `with torch.no_grad():` (any with statement but torch.jit.strict_fusion's, which
+  // mark_strict_fusion_blocks keeps) is prim::Enter/prim::Exit on an object of a TorchScript class whose
   // __enter__ and __exit__ the interpreter calls (torchvision's complete-IoU loss, in RetinaNet's
   // training branch). IR text cannot name the class: both calls are inlined, as every other call
   // is, and what is left of the object is its attributes (`prev`: the grad mode to restore).
