@@ -68,7 +68,8 @@ enum class CutMode {
 };
 
 // Nodes `indices` (into cuttable_nodes) replaced by new graph inputs that carry their reference
-// values; nodes without outputs are simply dropped. nullopt when a needed value has no
+// values; nodes without outputs are simply dropped; an output that would only return such an
+// input as it came goes (while another output stays). nullopt when a needed value has no
 // reference value (or one a graph input cannot hold), or when KeepFeeders changes nothing that
 // DropFeeders would not.
 std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>& indices, const ReferenceValues& refs,

@@ -42,8 +42,14 @@ bool single_node_cuts_pass(PassContext& ctx) {
   const ReferenceValues* refs = ctx.state_reference_values();
   // Nothing to cut with: whether the state is 1-minimal cannot be told (the engine says so).
   if (!refs) throw std::runtime_error("the reference cannot expose the graph's values, so no node can be cut");
-  const auto cut_one = [&](size_t k) {
-    return with_nodes_cut(ctx.state(), {k % n}, *refs, k < n ? CutMode::DropFeeders : CutMode::KeepFeeders);
+  const auto cut_one = [&](size_t k) -> std::optional<Case> {
+    std::optional<Case> cut =
+        with_nodes_cut(ctx.state(), {k % n}, *refs, k < n ? CutMode::DropFeeders : CutMode::KeepFeeders);
+    // A plain cut that leaves nothing to compute (the last node and all that feeds it) costs a
+    // compile for the empty graph, which the check asks anyway once one node is left; here the
+    // node's own cut is the keep-feeders one, which stays in the list.
+    if (cut && k < n && n > 1 && count_compute_nodes(*cut->graph) == 0) return std::nullopt;
+    return cut;
   };
   // 1-minimal when no single node can become an input (the others staying as they are); a cut
   // that works is accepted and the engine goes on.
