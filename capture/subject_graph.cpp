@@ -2,6 +2,7 @@
 
 #include "capture/subject_graph.h"
 
+#include "runner/graph/strict_fusion.h"
 #include "runner/import/tensor_constants.h"
 #include "runner/import/wrapped_numbers.h"
 
@@ -46,6 +47,7 @@ SubjectGraph ir_subject_graph(std::shared_ptr<Graph> copy) {
   // A captured graph is in memory, where a Python number still carries its flag; its case is IR
   // text plus a file of values, where the flag is lost (runner/import/wrapped_numbers.h).
   write_wrapped_numbers_as_scalars(*copy);
+  mark_strict_fusion_blocks(*copy);  // a class IR text cannot name: the case's marker (strict_fusion.h)
   for (const LiftedConstant& constant : lift_tensor_constants(*copy)) subject.lifted.emplace_back(constant.value);
   forget_rankless_tensor_types(copy->block());
   subject.graph = std::move(copy);

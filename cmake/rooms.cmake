@@ -68,7 +68,8 @@ set(TSREPRO_ROOM_capture_USES import backends case formats graph file_util proce
 set(TSREPRO_CAPTURE_BORROWS_process process/child_process.cpp)
 set(TSREPRO_CAPTURE_BORROWS_file_util runner/file_util.cpp)
 set(TSREPRO_CAPTURE_BORROWS_formats runner/formats/ir_comment_text.cpp runner/formats/printable_constants.cpp)
-set(TSREPRO_CAPTURE_BORROWS_graph runner/graph/literal_nodes.cpp runner/graph/ivalue_tensors.cpp)
+set(TSREPRO_CAPTURE_BORROWS_graph runner/graph/literal_nodes.cpp runner/graph/ivalue_tensors.cpp
+                                   runner/graph/strict_fusion.cpp)
 set(TSREPRO_CAPTURE_BORROWS_case runner/case/node_origin.cpp runner/case/ir_text.cpp)
 set(TSREPRO_CAPTURE_BORROWS_import runner/import/tensor_constants.cpp runner/import/wrapped_numbers.cpp)
 set(TSREPRO_CAPTURE_BORROWS_backends backends/program_options.cpp backends/nnc/program_options.cpp)

@@ -101,6 +101,7 @@ size_t mark_strict_fusion_blocks(torch::jit::Graph& graph) {
     if (!is_strict_fusion_type(object->type())) continue;
     torch::jit::WithInsertPoint here(enter);
     redirect_block_uses(object, graph.insertConstant(std::string(kStrictFusionMarker)));
+    if (!object->hasUses() && object->node()->kind() == c10::prim::CreateObject) object->node()->destroy();
     ++marked;
   }
   return marked;

@@ -37,8 +37,8 @@ bool is_strict_fusion_marker(const torch::jit::Value* value);
 bool has_strict_fusion_blocks(const torch::jit::Graph& graph);
 
 // Import: each strict_fusion object that prim::Enter and prim::Exit use becomes the marker, Enter's
-// and Exit's outputs NoneType; its creation and __init__ call are left unused for DCE. Returns
-// how many blocks it marked.
+// and Exit's outputs NoneType; its creation goes where nothing else reads the object (an
+// __init__ call left for import's inlining keeps it). Returns how many blocks it marked.
 size_t mark_strict_fusion_blocks(torch::jit::Graph& graph);
 
 // Every run: each marker an Enter or Exit reads becomes a fresh object of strict_fusion_class(),
