@@ -45,6 +45,13 @@ def inductor_bugs():
     return [b["name"] for b in listed if b.get("backend") == "inductor"]
 
 
+def bug_kind(bug):
+    """bugs.json's kind: the peers check accuracy at TORCHDYNAMO_REPRO_LEVEL=4 and, for a compile
+    error, write their launcher at level 2 (the compile error itself is then what they minify)."""
+    with open(os.path.join(BUGS, "bugs.json")) as f:
+        return next(b["kind"] for b in json.load(f)["bugs"] if b["name"] == bug)
+
+
 def env_with(**extra):
     env = dict(os.environ)
     env.update({k: str(v) for k, v in extra.items()})
@@ -122,8 +129,9 @@ def launch(repro_py):
     try:
         with torch.no_grad():
             compiled(*inputs)
-    except Exception as error:  # AccuracyError, wrapped by Dynamo
-        if "AccuracyError" not in repr(error) and "Bad accuracy" not in str(error):
+    except Exception as error:  # AccuracyError, wrapped by Dynamo; at level 2 the compile error
+        accuracy = "AccuracyError" in repr(error) or "Bad accuracy" in str(error)
+        if not accuracy and os.environ.get("TORCHDYNAMO_REPRO_LEVEL") != "2":
             raise
         print(f"launch: {type(error).__name__}: {str(error).splitlines()[0]}", file=sys.stderr)
         return 0
@@ -152,7 +160,7 @@ def python_shim_dir(work):
     return shim
 
 
-def launch_peer(after, work):
+def launch_peer(after, work, level):
     """The peer's check around torch.compile: its minifier_launcher.py, or None where the check
     passed the compiled graph (with why)."""
     side = os.path.join(work, "after_" + after)
@@ -160,7 +168,7 @@ def launch_peer(after, work):
     os.makedirs(side)
     env = env_with(
         TORCHDYNAMO_REPRO_AFTER=after,
-        TORCHDYNAMO_REPRO_LEVEL=4,
+        TORCHDYNAMO_REPRO_LEVEL=level,
         TORCHINDUCTOR_CACHE_DIR=os.path.join(side, "inductor-cache-launch"),
         PATH=python_shim_dir(work) + os.pathsep + os.environ.get("PATH", ""),
     )
@@ -175,7 +183,7 @@ def launch_peer(after, work):
     return launchers[0], ""
 
 
-def run_peer(launcher, arguments, side, run):
+def run_peer(launcher, arguments, side, run, exception):
     """One minify by the launcher, as its user runs it: without the TORCHDYNAMO_REPRO_* that made it
     (set, every query's compile would check itself again, and 2.6's after_aot minifier then fails
     on inductor_lookup_seed's aliasing)."""
@@ -194,7 +202,8 @@ def run_peer(launcher, arguments, side, run):
         print(f"after_aot.py: {launcher}: the minifier did not finish: {minify.stderr.strip()[-800:]}", file=sys.stderr)
         return {"finished": False, "why": why[:160], "seconds": seconds}
     repro = subprocess.run([sys.executable, "repro.py"], cwd=cwd, capture_output=True, text=True, env=env)
-    stats.update(seconds=seconds, reproduces=repro.returncode != 0 and "AccuracyError" in repro.stderr)
+    raised = repro.returncode != 0 and (exception or "AccuracyError" in repro.stderr)  # the bug's own kind
+    stats.update(seconds=seconds, reproduces=raised)
     return stats
 
 
@@ -251,7 +260,7 @@ def main():
                 break
             for side, (after, arguments) in PEERS.items():
                 if after not in launchers:
-                    launchers[after] = launch_peer(after, work)
+                    launchers[after] = launch_peer(after, work, 2 if bug_kind(bug) == "exception" else 4)
                 launcher, why = launchers[after]
                 if launcher is None:
                     runs[side] = [{"detected": False, "why": why}]
@@ -259,7 +268,8 @@ def main():
                 if any(not r.get("finished", True) for r in runs.get(side, [])):
                     continue  # it could not finish once: its failure is its row, not asked again
                 folder = os.path.join(work, side.replace(" --", "_").replace("-", "_"))
-                runs.setdefault(side, []).append(run_peer(launcher, arguments, folder, run))
+                exception = bug_kind(bug) == "exception"
+                runs.setdefault(side, []).append(run_peer(launcher, arguments, folder, run, exception))
         for side, results in runs.items():
             failed = [r for r in results if not r.get("finished", True)]
             first = results[0]
