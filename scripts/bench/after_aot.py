@@ -178,6 +178,10 @@ def launch_peer(after, work, level):
     if launched.returncode == AGREED:
         why = [line for line in launched.stderr.splitlines() if "Found nan" in line or line.startswith("launch:")]
         return None, " / ".join(why)
+    if launched.returncode != 0 and not launchers and level == 2:
+        # The compile error came before the peer's hook (Dynamo's own trace): nothing to minify with.
+        errors = [line.strip() for line in launched.stderr.splitlines() if "Error" in line]
+        return None, "no minifier_launcher.py: " + (errors or ["exit %d" % launched.returncode])[-1][:140]
     if launched.returncode != 0 or not launchers:
         raise SystemExit(f"after_aot.py: after_{after}: no minifier_launcher.py: {launched.stderr.strip()[-500:]}")
     return launchers[0], ""
@@ -219,6 +223,8 @@ def median_of(runs):
 def row(bug, tool, r):
     if not r.get("fails_here", True):
         return f"| `{bug}` | {tool} | does not fail on this machine: `{r['why']}` | | | |"
+    if not r.get("detected", True) and r["why"].startswith("no minifier_launcher.py"):
+        return f"| `{bug}` | {tool} | not minified: {r['why']} | | | |"
     if not r.get("detected", True):
         return f"| `{bug}` | {tool} | not detected: its accuracy check passed the compiled graph | | | |"
     if not r.get("finished", True):
