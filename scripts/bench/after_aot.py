@@ -178,7 +178,7 @@ def launch_peer(after, work, level):
     if launched.returncode == AGREED:
         why = [line for line in launched.stderr.splitlines() if "Found nan" in line or line.startswith("launch:")]
         return None, " / ".join(why)
-    if launched.returncode != 0 and not launchers and level == 2:
+    if not launchers and level == 2:
         # The compile error came before the peer's hook (Dynamo's own trace): nothing to minify with.
         errors = [line.strip() for line in launched.stderr.splitlines() if "Error" in line]
         return None, "no minifier_launcher.py: " + (errors or ["exit %d" % launched.returncode])[-1][:140]
