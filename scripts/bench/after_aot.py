@@ -178,12 +178,11 @@ def launch_peer(after, work, level):
     if launched.returncode == AGREED:
         why = [line for line in launched.stderr.splitlines() if "Found nan" in line or line.startswith("launch:")]
         return None, " / ".join(why)
-    if not launchers and level == 2:
-        # The compile error came before the peer's hook (Dynamo's own trace): nothing to minify with.
+    if not launchers:
+        # The error came before the peer's hook (Dynamo's own trace), or the peer's own check failed
+        # (after_dynamo's symbolic shapes): it has nothing to minify with, which is its row.
         errors = [line.strip() for line in launched.stderr.splitlines() if "Error" in line]
         return None, "no minifier_launcher.py: " + (errors or ["exit %d" % launched.returncode])[-1][:140]
-    if launched.returncode != 0 or not launchers:
-        raise SystemExit(f"after_aot.py: after_{after}: no minifier_launcher.py: {launched.stderr.strip()[-500:]}")
     return launchers[0], ""
 
 
