@@ -64,7 +64,9 @@ std::string cache_key(const Case& candidate) {
       hash_value(h, v);
       continue;
     }
-    const std::string kind = v.tagKind() + (v.isTensor() && v.toTensor().defined() ? std::string(":") + c10::toString(v.toTensor().scalar_type()) : "");
+    const std::string kind =
+        v.tagKind() +
+        (v.isTensor() && v.toTensor().defined() ? std::string(":") + c10::toString(v.toTensor().scalar_type()) : "");
     hash_bytes(h, kind.data(), kind.size());
   }
   return std::to_string(h) + ":" + std::to_string(ir.size());

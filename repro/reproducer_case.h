@@ -67,7 +67,8 @@ std::string repro_cpp_source(const Case& c, const ReproSettings& settings, const
 // tsrepro_compare.h beside an accuracy or --backward repro.cpp: include/tsrepro/compare.h and
 // runner/exec/compare.cpp as one header, the comparison tsrepro itself runs.
 std::string repro_cpp_compare_header();
-// runner/graph/strict_fusion.{h,cpp} as tsrepro_strict_fusion.h, where the graph has such a block.
+// runner/graph/nested_nodes.h and strict_fusion.{h,cpp} as tsrepro_strict_fusion.h, where the graph
+// has a strict_fusion block.
 std::string repro_cpp_strict_fusion_header();
 
 // "aten::max_pool2d at resnet.py:270 (maxpool, node 17); ...": where the graph's nodes came

@@ -2,7 +2,7 @@
 
 #include "runner/graph/strict_fusion.h"
 
-#include <functional>
+#include <algorithm>
 #include <memory>
 #include <regex>
 #include <string>
@@ -10,6 +10,8 @@
 
 #include <torch/csrc/jit/api/compilation_unit.h>
 #include <torch/csrc/jit/ir/constants.h>
+
+#include "runner/graph/nested_nodes.h"
 
 namespace tsrepro {
 namespace {
@@ -29,24 +31,7 @@ bool is_strict_fusion_type(const c10::TypePtr& type) {
   return std::regex_replace(cls->name()->qualifiedName(), mangle, "") == kStrictFusionClassName;
 }
 
-bool enters_or_exits(const Node* node) {
-  return node->kind() == c10::prim::Enter || node->kind() == c10::prim::Exit;
-}
-
-void for_each_node(Block* block, const std::function<void(Node*)>& visit) {
-  for (Node* node : block->nodes()) {
-    visit(node);
-    for (Block* inner : node->blocks()) for_each_node(inner, visit);
-  }
-}
-
-std::vector<Node*> nodes_where(torch::jit::Graph& graph, const std::function<bool(Node*)>& wanted) {
-  std::vector<Node*> found;
-  for_each_node(graph.block(), [&](Node* node) {
-    if (wanted(node)) found.push_back(node);
-  });
-  return found;
-}
+bool enters_or_exits(const Node* node) { return node->kind() == c10::prim::Enter || node->kind() == c10::prim::Exit; }
 
 // Each use of `from` by an Enter or Exit reads `to` instead; those nodes' outputs become NoneType
 // (the value of a strict_fusion's __enter__ and __exit__).
@@ -87,16 +72,17 @@ bool is_strict_fusion_marker(const Value* value) {
 }
 
 bool has_strict_fusion_blocks(const torch::jit::Graph& graph) {
-  bool found = false;
-  for_each_node(const_cast<torch::jit::Graph&>(graph).block(), [&](Node* node) {
-    found |= node->kind() == c10::prim::Enter && is_strict_fusion_marker(node->input(0));
+  // nested_nodes walks a block it may hand out for editing; this walk only reads.
+  const std::vector<Node*> nodes = nested_nodes(const_cast<torch::jit::Graph&>(graph).block());
+  return std::any_of(nodes.begin(), nodes.end(), [](const Node* node) {
+    return node->kind() == c10::prim::Enter && is_strict_fusion_marker(node->input(0));
   });
-  return found;
 }
 
 size_t mark_strict_fusion_blocks(torch::jit::Graph& graph) {
   size_t marked = 0;
-  for (Node* enter : nodes_where(graph, [](Node* n) { return n->kind() == c10::prim::Enter; })) {
+  for (Node* enter : nested_nodes(graph.block())) {
+    if (enter->kind() != c10::prim::Enter) continue;
     Value* object = enter->input(0);
     if (!is_strict_fusion_type(object->type())) continue;
     torch::jit::WithInsertPoint here(enter);
@@ -108,7 +94,8 @@ size_t mark_strict_fusion_blocks(torch::jit::Graph& graph) {
 }
 
 void recreate_strict_fusion_objects(torch::jit::Graph& graph) {
-  for (Node* constant : nodes_where(graph, [](Node* n) { return n->outputs().size() == 1 && is_strict_fusion_marker(n->output()); })) {
+  for (Node* constant : nested_nodes(graph.block())) {
+    if (constant->outputs().size() != 1 || !is_strict_fusion_marker(constant->output())) continue;
     bool read_by_block = false;
     for (const torch::jit::Use& use : constant->output()->uses()) read_by_block |= enters_or_exits(use.user);
     if (!read_by_block) continue;

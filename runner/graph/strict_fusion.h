@@ -17,7 +17,8 @@
 // checks the block as it checks the model's. repro.cpp does the same with this very file
 // (embedded as tsrepro_strict_fusion.h), and repro.py writes the block as Python's `with`.
 //
-// This file uses libtorch only: the reproducers compile it as it is.
+// This file uses libtorch and runner/graph/nested_nodes.h only: repro.cpp's tsrepro_strict_fusion.h
+// is the three of them as they are.
 
 #include <torch/csrc/jit/ir/ir.h>
 

@@ -40,7 +40,7 @@ def build(name):
     return module.eval(), inputs[0]
 
 
-class RetinaScores(torch.nn.Module):  # backbone and heads: the per-anchor class logits
+class HeadScores(torch.nn.Module):  # RetinaNet's and SSD's backbone and heads: the per-anchor class logits
     def __init__(self, m):
         super().__init__()
         self.m = m
@@ -59,16 +59,6 @@ class RpnScores(torch.nn.Module):  # backbone and the RPN's head: the per-anchor
         features = list(self.m.backbone(images).values())
         objectness, _ = self.m.rpn.head(features)
         return torch.cat([o.flatten(1) for o in objectness], 1), torch.tensor([o[0].numel() for o in objectness])
-
-
-class SsdScores(torch.nn.Module):  # backbone and heads: the per-anchor class logits
-    def __init__(self, m):
-        super().__init__()
-        self.m = m
-
-    def forward(self, images):
-        features = list(self.m.backbone(images).values())
-        return self.m.head(features)["cls_logits"], torch.tensor([f.shape[2] * f.shape[3] for f in features])
 
 
 def selections(name, logits, per_level, anchors):
@@ -99,7 +89,7 @@ def rmse(a, b):
 
 def report(name, k):
     m, image = build(name)
-    wrapper = {"retinanet": RetinaScores, "fasterrcnn": RpnScores, "ssd300": SsdScores}[name.split("_")[0]](m)
+    wrapper = {"retinanet": HeadScores, "fasterrcnn": RpnScores, "ssd300": HeadScores}[name.split("_")[0]](m)
     with torch.no_grad():
         images = m.transform(image)[0].tensors  # image: the list of one image the model takes
         eager, level_sizes = wrapper(images)
