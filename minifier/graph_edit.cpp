@@ -259,19 +259,39 @@ bool holds_tensor(const c10::TypePtr& type) {
   return std::any_of(contained.begin(), contained.end(), [](const c10::TypePtr& inner) { return holds_tensor(inner); });
 }
 
-// The prefix's outputs: `last`'s own, then every tensor (with `containers`, every value holding
-// one) that a node before it hands to a later node (or to the graph's outputs). With all of them
-// as outputs the prefix keeps every node it holds, so "the prefix up to k fails" can only go from
-// false to true as k grows, which the search needs. Node k's outputs alone were not enough on
-// real models: where k is a list or a shape check, or sits on one path of a residual block, a
-// culprit on the other path was dead code and the search concluded that the culprit lay after k.
-std::vector<Value*> prefix_outputs(Graph& graph, Node* last, bool containers) {
-  std::vector<Value*> outputs(last->outputs().begin(), last->outputs().end());
+// The prefix's outputs: `last`'s own, then every tensor (with `windows`, every value holding one,
+// and every other value computed from the graph's inputs) that a node before it hands to a later
+// node (or to the graph's outputs). With all of them as outputs the prefix keeps every node it
+// holds, so "the prefix up to k fails" can only go from false to true as k grows, which the
+// search needs. Node k's outputs alone were not enough on real models: where k is a list or a
+// shape check, or sits on one path of a residual block, a culprit on the other path was dead code
+// and the search concluded that the culprit lay after k.
+//
+// Of `last`'s outputs, those the model reads: an output nothing read stays unread, as a compiler
+// sees it in the model (aten::_native_multi_head_attention's unread weights output, returned,
+// took AOTInductor past the bug the model hits, and bisect-window lost its window).
+// A window also hands on the shapes and scalars it computed from the inputs (export_shape_slice:
+// `x.shape[-2:]`, read only at the model's end, left every window dead code, and bisect-window
+// found none in 4 queries); a list or number built from constants alone is not handed on: the
+// window after it rebuilds it from its reference value, and as an output it only kept alive the
+// argument lists of every convolution.
+std::vector<Value*> prefix_outputs(Graph& graph, Node* last, bool windows) {
+  std::vector<Value*> outputs;
+  for (Value* value : last->outputs())
+    if (value->hasUses()) outputs.push_back(value);
+  std::set<const Value*> from_inputs(graph.inputs().begin(), graph.inputs().end());
+  const auto computed_from_inputs = [&](Node* node) {
+    std::vector<Value*> read;
+    collect_values_read(node, read);
+    return std::any_of(read.begin(), read.end(), [&](Value* v) { return from_inputs.count(v) > 0; });
+  };
   for (Node* node : graph.nodes()) {
     if (node == last) break;
+    const bool from_input = windows && computed_from_inputs(node);
     for (Value* value : node->outputs()) {
-      const bool carries =
-          containers ? holds_tensor(value->type()) : value->type()->isSubtypeOf(*c10::TensorType::get());
+      if (from_input) from_inputs.insert(value);
+      const bool carries = windows ? holds_tensor(value->type()) || from_input
+                                   : value->type()->isSubtypeOf(*c10::TensorType::get());
       if (!carries) continue;
       for (const torch::jit::Use& use : value->uses()) {
         Node* user = top_level_owner(use.user, graph);
@@ -282,6 +302,8 @@ std::vector<Value*> prefix_outputs(Graph& graph, Node* last, bool containers) {
       }
     }
   }
+  // Nothing read at all (a check, an Exit, at the end of what the prefix hands on): `last`'s own.
+  if (outputs.empty()) outputs.assign(last->outputs().begin(), last->outputs().end());
   return outputs;
 }
 

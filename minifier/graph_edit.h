@@ -99,13 +99,15 @@ std::optional<Case> with_every_node_isolated(const Case& state, const ReferenceV
 
 // What a truncated graph returns.
 enum class PrefixOutputs {
-  Frontier,                // the last node's outputs and every tensor the nodes before it hand on to later ones:
-                           // no node of the prefix is dead (truncate-suffix's search needs that)
-  FrontierWithContainers,  // the same, lists, tuples and dicts holding a tensor included: a window
-                           // (bisect-window) then keeps a culprit whose tensor leaves it only in a
-                           // list (SSD's feature list). Not for truncate-suffix: every list-building
-                           // node stays alive with them, and on RetinaNet cut-ranges then spent
-                           // 140 queries where it spends 3.
+  Frontier,                // the last node's outputs the model reads and every tensor the nodes before it
+                           // hand on to later ones: no node of the prefix is dead (truncate-suffix's
+                           // search needs that)
+  FrontierWithContainers,  // the same, lists, tuples and dicts holding a tensor included, and shapes
+                           // and scalars computed from the inputs: a window (bisect-window) then
+                           // keeps a culprit whose value leaves it only in a list (SSD's feature
+                           // list) or as a shape (export_shape_slice). Not for truncate-suffix:
+                           // every list-building node stays alive with them, and on RetinaNet
+                           // cut-ranges then spent 140 queries where it spends 3.
   LastNode,                // the last node's outputs alone: what feeds nothing of it is dead code
 };
 

@@ -20,6 +20,7 @@
 #include "repro/reproducer_case.h"
 #include "runner/graph/strict_fusion.h"
 #include "runner/word_lists.h"
+#include "tsrepro/error.h"
 #include "tsrepro/case.h"
 
 namespace tsrepro {
@@ -57,7 +58,8 @@ struct PrintedNamesResolver : torch::jit::Resolver {
     std::shared_ptr<torch::jit::SugaredValue> attr(const torch::jit::SourceRange&, torch::jit::GraphFunction&,
                                                    const std::string& name) override {
       const std::string longer = path + "." + name;
-      if (longer == strict_fusion_class()->name()->qualifiedName()) return std::make_shared<torch::jit::ClassValue>(strict_fusion_class());
+      if (longer == strict_fusion_class()->name()->qualifiedName())
+        return std::make_shared<torch::jit::ClassValue>(strict_fusion_class());
       return std::make_shared<ClassPath>(longer);
     }
     std::string path;
@@ -302,7 +304,7 @@ ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted, const
   torch::jit::LowerSimpleTuples(graph);
   torch::jit::EliminateDeadCode(graph);
   recreate_strict_fusion_objects(*graph);  // printed as a with block on an object, as the model's
-  if (graph->outputs().size() != 1) {  // forward returns one value: several outputs as one tuple
+  if (graph->outputs().size() != 1) {      // forward returns one value: several outputs as one tuple
     std::vector<Value*> outputs(graph->outputs().begin(), graph->outputs().end());
     Value* tuple = graph->insertNode(graph->createTuple(outputs))->output();
     while (!graph->outputs().empty()) graph->eraseOutput(0);
@@ -355,7 +357,12 @@ ModuleForm module_form(Graph& case_graph, const std::vector<bool>& lifted, const
   std::vector<c10::IValue> constant_table;
   torch::jit::PrintDepsTable deps;
   torch::jit::PythonPrint printer(constant_table, deps, nullptr, /*enforce_importable=*/false);
-  printer.printMethod(*forward);
+  try {
+    printer.printMethod(*forward);
+  } catch (const std::exception& error) {  // an internal assert on a graph source cannot state (an
+    // Exit's value returned, as a prefix the minifier tried once made): the IR form, not the end
+    return refused("libtorch's printer cannot print the graph (" + one_line_error(error.what()) + ")");
+  }
   if (!constant_table.empty()) return refused("a tensor constant (source holds tensors only as attributes)");
   form.printed_forward = printer.str();
   form.needs_resolver = form.printed_forward.find("ops.") != std::string::npos ||

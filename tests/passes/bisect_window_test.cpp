@@ -65,6 +65,51 @@ TEST(BisectWindow, KeepsAnEarlyValueNoInputCanHoldAndWhatWritesIt) {
   EXPECT_LE(h.queries(), 1u + 2u * 7u);
 }
 
+// export_shape_slice: `x.shape[-2:]` made at the top and read only at the end. The window that
+// holds the slice returns the shape it computed from the input, so the slice is no dead code there,
+// and the search ends on it as on a tensor culprit.
+TEST(BisectWindow, FollowsACulpritWhoseValueLeavesAsAShape) {
+  std::string ir =
+      "graph(%x0 : Tensor):\n"
+      "  %none : NoneType = prim::Constant()\n"
+      "  %one : int = prim::Constant[value=1]()\n"
+      "  %minus_two : int = prim::Constant[value=-2]()\n"
+      "  %shape : int[] = aten::size(%x0)\n"
+      "  %last_two : int[] = aten::slice(%shape, %minus_two, %none, %one)\n";
+  for (size_t i = 0; i < 64; ++i)
+    ir += "  %x" + std::to_string(i + 1) + " : Tensor = aten::tanh(%x" + std::to_string(i) + ")\n";
+  ir +=
+      "  %out : Tensor = aten::reshape(%x64, %last_two)\n"
+      "  return (%out)\n";
+  PassHarness h(case_from_ir(ir, {at::randn({2, 3})}), has_op("aten::slice"));
+  EXPECT_TRUE(h.run(bisect_window_pass));
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::slice"}));
+  EXPECT_LE(h.queries(), 1u + 2u * 7u);
+}
+
+// aten::_native_multi_head_attention's unread weights output, returned by a window, took
+// AOTInductor past the bug the model hits. A window hands on what the model reads of its last
+// node: here the predicate holds only while max's indices stay unread, as in the model.
+TEST(BisectWindow, AWindowReturnsOnlyWhatTheModelReadsOfItsLastNode) {
+  std::string ir =
+      "graph(%x0 : Tensor):\n"
+      "  %zero : int = prim::Constant[value=0]()\n"
+      "  %false : bool = prim::Constant[value=0]()\n";
+  for (size_t i = 0; i < 32; ++i)
+    ir += i == 9 ? "  %x10 : Tensor, %indices : Tensor = aten::max(%x9, %zero, %false)\n"
+                 : "  %x" + std::to_string(i + 1) + " : Tensor = aten::tanh(%x" + std::to_string(i) + ")\n";
+  ir += "  return (%x32)\n";
+  const auto max_with_unread_indices = [](const Case& c) {
+    for (torch::jit::Node* node : c.graph->nodes())
+      if (node->kind().toQualString() == std::string("aten::max")) return !node->outputs()[1]->hasUses();
+    return false;
+  };
+  PassHarness h(case_from_ir(ir, {at::randn({4, 4})}), max_with_unread_indices);
+  EXPECT_TRUE(h.run(bisect_window_pass));
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::max"}));
+  EXPECT_LE(h.queries(), 1u + 2u * 6u);
+}
+
 // SSD's backbone: the culprit's tensor leaves the first half only inside a list that later
 // nodes append to and finally concatenate. The window returns the list, so the culprit is no dead
 // code in the half that holds it, and the search ends on it.

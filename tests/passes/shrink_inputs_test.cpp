@@ -27,5 +27,20 @@ TEST(ShrinkInputs, HalvesTensorsWhileThePredicateHolds) {
   EXPECT_EQ(h.state.inputs[0].sizes, (std::vector<int64_t>{1, 1}));
 }
 
+// An input whose shapes must fit the model's weights (an attention block's): every smaller shape is
+// refused by the reference, here in process, and none of them costs a query.
+TEST(ShrinkInputs, ShapesTheReferenceRefusesCostNoQuery) {
+  const char* ir = R"IR(graph(%x : Tensor, %w : Tensor):
+  %y : Tensor = aten::mm(%x, %w)
+  return (%y)
+)IR";
+  Case c = case_from_ir(ir, {at::randn({4, 8}), at::randn({8, 8})});
+  c.inputs[1].lifted = true;  // the model's weight: never halved
+  PassHarness h(c, has_op("aten::mm"));
+  EXPECT_FALSE(h.run(shrink_inputs_pass));
+  EXPECT_EQ(h.state.values->at(0).toTensor().sizes(), (std::vector<int64_t>{4, 8}));
+  EXPECT_EQ(h.queries(), 1u);  // the original's check alone
+}
+
 }  // namespace
 }  // namespace tsrepro
