@@ -26,4 +26,13 @@ std::string option_choice(const BackendOptions& options, const std::string& key,
   throw UserError("--backend-opt " + key + "=" + found->second + ": expected " + known);
 }
 
+std::optional<size_t> option_count(const BackendOptions& options, const std::string& key) {
+  const auto found = options.find(key);
+  if (found == options.end()) return std::nullopt;
+  const std::string& text = found->second;
+  if (text.empty() || text.size() > 9 || text.find_first_not_of("0123456789") != std::string::npos || text == "0")
+    throw UserError("--backend-opt " + key + "=" + text + ": expected a count, 1 or more");
+  return std::stoul(text);
+}
+
 }  // namespace tsrepro

@@ -2,6 +2,7 @@
 // Reading --backend-opt values into a backend's typed options (backends/<id>/options.h): one
 // strictness for every backend and every reader, the runner's factory and the writers alike.
 
+#include <optional>
 #include <string>
 
 #include "tsrepro/backend.h"
@@ -14,5 +15,8 @@ bool option_flag(const BackendOptions& options, const std::string& key, bool fal
 // An option with a fixed set of values, `fallback` when absent. Throws UserError naming the values.
 std::string option_choice(const BackendOptions& options, const std::string& key,
                           std::initializer_list<const char*> choices, const std::string& fallback);
+
+// A count of 1 or more; nullopt when absent. Throws UserError on anything else.
+std::optional<size_t> option_count(const BackendOptions& options, const std::string& key);
 
 }  // namespace tsrepro

@@ -1,5 +1,7 @@
 // `tsrepro explain CASE`: which autograd node differentiates each forward node (runner/explain/autograd_table.h)
 // and, with --backend, where a backward-phase failure starts (minifier/gradient_attribution.h).
+// `tsrepro explain --passes CASE`: after which of the backend's passes the case fails
+// (runner/explain/pass_bisect.h), the backend the case recorded its failure under unless --backend.
 // It runs the reference and the backend in this process: a case that crashes is not one to explain.
 
 #include <cmath>
@@ -9,6 +11,7 @@
 #include "cli/command.h"
 #include "minifier/gradient_attribution.h"
 #include "runner/explain/autograd_table.h"
+#include "runner/explain/pass_bisect.h"
 #include "runner/exec/evaluate.h"
 #include "runner/case/inputs.h"
 #include "tsrepro/case.h"
@@ -24,6 +27,7 @@ struct ExplainOptions {
   std::string backend;                    // empty: the reference alone
   std::vector<std::string> backend_opts;  // --backend-opt key=value
   bool json = false;
+  bool passes = false;
   bool fake_inputs = false;
   uint64_t seed = 0;
 };
@@ -113,11 +117,35 @@ std::string explained_text(const ExplainedGradients& e, const AutogradTable& tab
   return out.str();
 }
 
+// The case's failure bisected over its backend's passes. Exit 0 where the search ran.
+int explain_passes(const ExplainOptions& o, const Case& c, const std::vector<c10::IValue>& inputs) {
+  RunSpec spec = c.expected ? c.expected->run : RunSpec{};
+  if (!o.backend.empty()) {
+    spec.backend = o.backend;
+    spec.backend_options = parse_backend_options(o.backend_opts);
+  }
+  if (spec.backend.empty() || spec.backend == spec.ref)
+    throw UserError(o.case_dir + ": no failure recorded under a backend; name one with --backend");
+  spec.validate();
+  const PassFinding f = find_failing_pass(c, inputs, spec);
+  if (o.json) {
+    std::cout << pass_finding_to_json(f).dump() << "\n";
+    return 0;
+  }
+  std::cout << "Under " << spec.backend << ": " << (f.whole.failed() ? f.whole.signature : "passes") << "\n";
+  for (size_t k = 0; k < f.prefixes.size(); ++k)
+    std::cout << "  after " << k + 1 << " pass" << (k ? "es" : "") << " (" << f.passes[k]
+              << "): " << (f.prefixes[k].failed() ? f.prefixes[k].signature : "right") << "\n";
+  std::cout << "Bisected to: " << f.finding << " (" << f.runs << " runs)\n";
+  return 0;
+}
+
 // The forward nodes with the autograd nodes that differentiate them, and the backward graph in
 // the order the engine runs it. Exit 0.
 int explain_command(const ExplainOptions& o) {
   const Case c = load_case(o.case_dir);
   const std::vector<c10::IValue> inputs = c.values && !o.fake_inputs ? *c.values : make_fake_inputs(c.inputs, o.seed);
+  if (o.passes) return explain_passes(o, c, inputs);
   AutogradTable table = autograd_table(c, inputs);
   std::optional<ExplainedGradients> gradients;
   if (!o.backend.empty()) {
@@ -149,6 +177,9 @@ class ExplainCommand : public Command {
                     "also say which of this backend's differentiable subgraphs (and fusion groups) covers each node");
     cmd->add_option("--backend-opt", options_.backend_opts, "backend option key=value (repeatable)");
     cmd->add_flag("--json", options_.json, "print the tables as one JSON object");
+    cmd->add_flag("--passes", options_.passes,
+                  "say after which of the backend's passes the case fails as it does (the case's recorded "
+                  "backend unless --backend)");
     cmd->add_flag("--fake-inputs", options_.fake_inputs, "use seeded fake inputs of the recorded shapes");
     cmd->add_option("--seed", options_.seed, "seed of the fake inputs");
     add_load_library_flag(*cmd, invocation.libraries);

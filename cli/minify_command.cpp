@@ -17,6 +17,7 @@
 
 #include "cli/command.h"
 #include "cli/evaluation_flags.h"
+#include "process/child_process.h"
 #include "repro/checkpoints.h"
 #include "runner/file_util.h"
 #include "tsrepro/error.h"
@@ -38,6 +39,7 @@ struct MinifyCliOptions : EvaluationCliOptions {
   bool skip_sanity = false;
   bool keep_route_failure = false;
   bool offload = false;
+  bool no_passes = false;
   JsonResultFlags json;
   bool list_passes = false;
 };
@@ -291,6 +293,7 @@ void print_summary(const nlohmann::json& s, const std::string& out_dir) {
                     : std::string())
             << "\n"
             << "failure:   " << s["signature"].get<std::string>() << "\n";
+  if (s.contains("passes")) std::cout << "bisected:  " << s["passes"]["finding"].get<std::string>() << "\n";
   for (const nlohmann::json& o : s["final_node_origins"]) {
     std::cout << "from:      " << o["kind"].get<std::string>();
     if (!o["file"].get<std::string>().empty())
@@ -303,6 +306,35 @@ void print_summary(const nlohmann::json& s, const std::string& out_dir) {
     std::cout << "repro:     /usr/bin/python3 " << dir << "/repro.py      (exits 1 while the failure reproduces)\n"
               << "           cmake -S " << dir << " -B " << dir << "/build && cmake --build " << dir << "/build && "
               << dir << "/build/repro " << dir << "\n";
+}
+
+// How long the pass search on the minified case may take: a handful of runs of a few nodes (a
+// compile each under PyTorch 2).
+constexpr int kPassSearchSeconds = 600;
+
+// After which of the backend's passes the minified case fails (issue 54): `tsrepro explain --passes`
+// on it, in a child process (a prefix of the passes may crash where the whole did not). What case.json
+// records as provenance "passes": the pass (null where none is named), its index, the finding, the runs.
+nlohmann::json pass_search(const std::string& case_dir) {
+  std::error_code ec;
+  ChildSpec spec;
+  spec.argv = {fs::read_symlink("/proc/self/exe", ec).string(), "explain", "--passes", case_dir, "--json"};
+  spec.out = Stream::pipe();
+  spec.err = Stream::null();
+  const ChildRun r = run_child(spec, std::chrono::seconds(kPassSearchSeconds));
+  const auto unfinished = [&](const std::string& why) {
+    return nlohmann::json{{"pass", nullptr}, {"finding", "the pass search did not finish: " + why}, {"runs", 0}};
+  };
+  if (ec) return unfinished("no path to tsrepro itself");
+  if (!r.exited_with(0)) return unfinished(r.timed_out ? "no answer within " + std::to_string(kPassSearchSeconds) + " s" : r.status_text());
+  try {
+    const size_t line = r.out.rfind("\n{");  // the object is explain's last line of output
+    const nlohmann::json found = nlohmann::json::parse(r.out.substr(line == std::string::npos ? 0 : line + 1));
+    return {{"pass", found.at("pass")}, {"pass_index", found.at("pass_index")}, {"finding", found.at("finding")},
+            {"runs", found.at("runs")}};
+  } catch (const std::exception& e) {
+    return unfinished(std::string("unreadable answer (") + e.what() + ")");
+  }
 }
 
 int list_passes_command() {
@@ -389,8 +421,14 @@ int minify_command(const MinifyCliOptions& o, const std::string& command_line) {
   }
   console.clear_live_line();
 
-  const std::string repro_dir = writer.write_final(stamped(result.minimized, earlier, result.stats));
-  const nlohmann::json summary = summary_json(result, earlier, repro_dir);
+  Case minimized = stamped(result.minimized, earlier, result.stats);
+  std::string repro_dir = writer.write_final(minimized);
+  if (!o.no_passes) {  // recorded in the case, so that its repro files and ISSUE.md say it too
+    minimized.provenance["passes"] = pass_search(repro_dir);
+    repro_dir = writer.write_final(minimized);
+  }
+  nlohmann::json summary = summary_json(result, earlier, repro_dir);
+  if (!o.no_passes) summary["passes"] = minimized.provenance["passes"];
   write_file_atomically(out_dir + "/summary.json", summary.dump(2) + "\n");
   o.json.give(summary.dump());
   if (!o.json.print) print_summary(summary, out_dir);
@@ -420,6 +458,8 @@ class MinifyCommand : public Command {
     cmd->add_option("--passes", o_.passes, "comma-separated passes to run (default: all)")->delimiter(',');
     cmd->add_flag("--resume", o_.resume, "continue from the smallest checkpoint in the output directory");
     cmd->add_flag("--skip-sanity", o_.skip_sanity, "do not run the original case first");
+    cmd->add_flag("--no-passes", o_.no_passes,
+                  "do not ask, of the minified case, after which of the backend's passes it fails (explain --passes)");
     cmd->add_flag("--keep-route-failure", o_.keep_route_failure,
                   "minify a failure on the way into a PyTorch 2 compiler (phase route) as the failure asked about");
     cmd->add_flag(

@@ -16,7 +16,7 @@
 #   exec       judging a case: the evaluation, the comparison, the fp64 reference, RunSpec checks
 #   worker     the worker process, its protocol and its zygote
 #   import     a module or IR file plus inputs made into a case (lifting, state threading)
-#   explain    the autograd table of `tsrepro explain`
+#   explain    the autograd table of `tsrepro explain`; the pass a failure starts at (explain --passes)
 #   sweep      a zoo under every backend: job directories, executors, grouping into bugs; it
 #              runs tsrepro's own commands as jobs, and uses the case model and the writers (its
 #              report page draws each bug's graph and describes its backend; template filling)

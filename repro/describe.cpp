@@ -103,6 +103,9 @@ std::string issue_title(const Case& c, const ReproSettings& s) {
   std::string title = label + " " + subject + " " + failure_phrase(s, plural) + " under " + under;
   if (s.failure.run.device != "cpu") title += " on " + s.failure.run.device;
   if (s.failure.run.backward) title += " (backward)";
+  // The pass the failure starts at, where `tsrepro explain --passes` named one (minify records it).
+  const nlohmann::json passes = c.provenance.value("passes", nlohmann::json::object());
+  if (passes.contains("pass") && passes["pass"].is_string()) title += " after " + passes["pass"].get<std::string>();
   return title;
 }
 

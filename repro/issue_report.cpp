@@ -75,6 +75,10 @@ std::string summary(const IssueReport& r) {
     out << " tsrepro minified it from " << minify.value("original_nodes", 0) << " to " << count_compute_nodes(*c.graph)
         << " compute nodes in " << minify.value("queries", 0) << " runs.";
   }
+  const nlohmann::json passes = c.provenance.value("passes", nlohmann::json::object());
+  if (passes.contains("finding"))
+    out << "\n\nBisected to: " << markdown_text(passes["finding"].get<std::string>()) << " (`tsrepro explain --passes`, "
+        << passes.value("runs", 0) << " runs).";
   return out.str();
 }
 

@@ -1,6 +1,7 @@
 // Backends, the in-process evaluation of a candidate, and the worker processes that survive
 // whatever a candidate does.
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iterator>
@@ -9,7 +10,11 @@
 #include <torch/cuda.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/script.h>
+#include <torch/csrc/jit/passes/canonicalize.h>
+#include <torch/csrc/jit/passes/frozen_conv_add_relu_fusion.h>
+#include <torch/csrc/jit/passes/frozen_linear_transpose.h>
 
+#include "backends/ofi/pass_sequence.h"
 #include "runner/exec/evaluate.h"
 #include "runner/import/import.h"
 #include "runner/worker/worker_client.h"
@@ -245,6 +250,61 @@ TEST(Devices, CudaRunsBothSidesOnTheGpu) {
         ++tensors;
       }
   EXPECT_GE(tensors, 2u);
+}
+
+// ofi's passes one at a time (backends/ofi/pass_sequence.h) give the graph the public calls give:
+// the sequence is this libtorch's (issue 54). The model folds a batch norm and a chain of muls and
+// adds into its convolution (the foldings' fixpoint runs three rounds), fuses a conv-add-relu,
+// and transposes a linear's weight.
+TEST(FreezePasses, TheSequenceIsThePublicCall) {
+  torch::jit::Module m("__torch__.FoldMe");
+  m.register_parameter("w", torch::randn({4, 3, 3, 3}), false);
+  m.register_parameter("b", torch::randn({4}), false);
+  m.register_buffer("mean", torch::randn({4}));
+  m.register_buffer("var", torch::rand({4}) + 0.5);
+  m.register_buffer("scale", torch::randn({1, 4, 1, 1}));  // per output channel, as the foldings take it
+  m.register_parameter("w2", torch::randn({4, 4, 3, 3}), false);
+  m.register_parameter("lw", torch::randn({5, 4}), false);
+  m.define(R"(
+def forward(self, x):
+    y = torch.conv2d(x, self.w, self.b)
+    y = torch.batch_norm(y, None, None, self.mean, self.var, False, 0.1, 1e-5, False)
+    y = (y * self.scale + self.scale) * self.scale + self.scale
+    y = torch.relu(torch.conv2d(y, self.w2, None, 1, 1) + y)
+    y = torch.dropout(y, 0.5, False)
+    return torch.linear(y.mean([2, 3]), self.lw)
+)");
+  m.eval();
+  const auto text = [](const torch::jit::Module& module) {  // without its first line: self's class is
+    // mangled anew for each module
+    const std::string graph = torch::jit::Canonicalize(module.get_method("forward").graph()->copy())->toString(false);
+    return graph.substr(graph.find('\n'));
+  };
+  for (const bool mkldnn : {true, false}) {
+    SCOPED_TRACE(mkldnn ? "with the MKLDNN conversion" : "without it");
+    torch::jit::Module public_calls = torch::jit::freeze(m.clone());
+    if (mkldnn) public_calls = torch::jit::optimize_for_inference(public_calls);
+    PassBudget all;
+    OfiOptions options;
+    options.mkldnn = mkldnn;
+    torch::jit::Module by_hand = freeze_pass_by_pass(m.clone(), options, all);
+    if (!mkldnn) {  // the backend's mkldnn=0: optimize_for_inference's other two passes
+      auto graph = public_calls.get_method("forward").graph();
+      torch::jit::FuseFrozenConvAddRelu(graph);
+      torch::jit::FrozenLinearTranspose(graph);
+    }
+    EXPECT_EQ(text(by_hand), text(public_calls));
+    const std::vector<std::string>& applied = all.applied();
+    EXPECT_EQ(applied.front(), "freeze_module");
+    // mul, add, mul, add after the batch norm: a round folds at most one of each kind, so the
+    // fixpoint takes more than the two rounds an older libtorch ran.
+    EXPECT_GE(std::count(applied.begin(), applied.end(), "FoldFrozenConvMulOrDiv"), 3) << "rounds of the fixpoint";
+    EXPECT_EQ(applied.back(), "FrozenLinearTranspose");
+    // A budget stops the sequence where it says.
+    PassBudget three(3);
+    freeze_pass_by_pass(m.clone(), options, three);
+    EXPECT_EQ(three.applied(), std::vector<std::string>(applied.begin(), applied.begin() + 3));
+  }
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include "tests/support/expectations.h"
+#include "tests/support/real_bugs.h"
 
 namespace tsrepro_test {
 namespace {
@@ -229,6 +230,57 @@ TEST(Explain, AgreeingGradientsHaveNoCulprit) {
   const json explained = attribution(case_dir, "inject:accuracy@aten::softmax");  // no softmax here
   EXPECT_EQ(explained["attribution"]["verdict"]["status"], "pass") << explained["attribution"].dump();
   EXPECT_TRUE(explained["attribution"]["culprit"].is_null());
+}
+
+// ================================================================================================
+// `tsrepro explain --passes` (issue 54) on the bundled bugs whose pass bugs.json names (bisected_to):
+// the MKLDNN ones must end at the MKLDNN conversion, the addmm chain after all of freezing's passes
+// (its failure is the profiling executor's, on a frozen graph that runs right unoptimized).
+
+std::vector<RealBug> bugs_with_a_named_pass() {
+  std::vector<RealBug> named;
+  for (const RealBug& bug : real_bugs_here())
+    if (!bug.bisected_to.empty()) named.push_back(bug);
+  return named;
+}
+
+class ExplainPassesRealBug : public ::testing::TestWithParam<RealBug> {};
+
+TEST_P(ExplainPassesRealBug, NamesThePassTheFailureStartsAt) {
+  const RealBug bug = GetParam();
+  TempDir tmp;
+  const std::string case_dir = tmp / "case";
+  ASSERT_EQ(tsrepro(import_args(bug.dir() + "model.pt", bug.dir() + "inputs.pt", case_dir)).exit_code, 0);
+  ASSERT_EQ(tsrepro({"run", case_dir, "--backend", bug.backend, "--save-repro"}).exit_code, 1);
+  const Result r = tsrepro({"explain", "--passes", case_dir, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.describe();
+  const json f = r.stdout_json();
+  std::cout << bug.name << ": " << f["finding"].get<std::string>() << "\n";
+  const std::vector<std::string> passes = f["passes"];
+  ASSERT_FALSE(passes.empty()) << r.out;
+  EXPECT_EQ(passes.front(), "freeze_module");
+  const json& prefixes = f["prefixes"];
+  if (bug.bisected_to == "executor") {
+    EXPECT_TRUE(f["pass"].is_null()) << r.out;
+    EXPECT_EQ(prefixes.size(), passes.size()) << r.out;
+    EXPECT_NE(f["finding"].get<std::string>().find("executor's run"), std::string::npos) << r.out;
+  } else {
+    EXPECT_EQ(f.value("pass", json()), bug.bisected_to) << r.out;
+    ASSERT_EQ(prefixes.size(), f["pass_index"].get<size_t>()) << r.out;
+    // Right up to the pass, the case's own failure after it.
+    for (size_t k = 0; k + 1 < prefixes.size(); ++k) EXPECT_EQ(prefixes[k]["status"], "pass") << r.out;
+    EXPECT_EQ(prefixes.back()["signature"], f["verdict"]["signature"]) << r.out;
+  }
+  EXPECT_EQ(f["runs"].get<size_t>(), prefixes.size() + 1) << r.out;  // the whole backend, then each prefix
+}
+
+INSTANTIATE_TEST_SUITE_P(Bugs, ExplainPassesRealBug, ::testing::ValuesIn(bugs_with_a_named_pass()),
+                         [](const auto& info) { return info.param.name; });
+
+TEST(ExplainPasses, ACaseWithoutARecordedFailureNeedsABackend) {
+  TempDir tmp;
+  import_example("conv_bn_relu_linear_scripted", tmp / "case");
+  expect_bad_input(tsrepro({"explain", "--passes", tmp / "case"}), "--backend");
 }
 
 }  // namespace

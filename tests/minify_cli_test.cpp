@@ -428,6 +428,16 @@ TEST_P(MinifyCliRealBug, MinifiesAndEveryReproducerReproducesWithStockPytorch) {
   EXPECT_LE(s.value("final_nodes", 999), std::max(2, s.value("original_nodes", 0) / 4)) << s.dump();
   EXPECT_TRUE(s.value("one_minimal", false));
   std::cout << bug.name << ": " << s.dump() << "\n";
+  // The pass it starts at, asked of the minified case (issue 54), where bugs.json names one.
+  if (!bug.bisected_to.empty() && bug.backend == "ofi") {
+    const json& passes = s.at("passes");
+    if (bug.bisected_to == "executor")
+      EXPECT_TRUE(passes["pass"].is_null()) << s.dump();
+    else
+      EXPECT_EQ(passes.value("pass", json()), bug.bisected_to) << s.dump();
+    EXPECT_NE(read_text(out + "/minified/repro.py").find(bug.bisected_to == "executor" ? "" : "after " + bug.bisected_to),
+              std::string::npos);
+  }
 
   // The short reproducers: one screen each.
   const std::string repro_py = read_text(out + "/minified/repro.py");

@@ -7,7 +7,9 @@
 //
 // Options (backends/ofi/options.h): numerics=0|1 (freeze's optimize_numerics); mkldnn=0 skips
 // ConvertFrozenOpsToMKLDNN, a debugging knob with no public-API equivalent (optimize_for_inference
-// always converts).
+// always converts); passes=K stops after the first K pass applications of pass_sequence.h and
+// runs the frozen graph in the interpreter, unoptimized: `tsrepro explain --passes` asks, for each
+// K, whether the graph the passes left already fails as the case does.
 
 #include <torch/script.h>
 #include <torch/csrc/jit/api/module.h>
@@ -17,6 +19,7 @@
 #include "backends/builtin.h"
 #include "backends/case_module.h"
 #include "backends/ofi/options.h"
+#include "backends/ofi/pass_sequence.h"
 #include "backends/profiling_executor.h"
 
 namespace tsrepro {
@@ -65,12 +68,32 @@ class OfiBackend : public Backend {
 
   std::unique_ptr<PreparedGraph> prepare(const BackendInput& input, const std::vector<c10::IValue>& sample) override {
     bool packed = false;
+    if (options_.passes) {
+      PassBudget budget(*options_.passes);
+      torch::jit::Module frozen = freeze_pass_by_pass(module_of_case(input, sample, packed), options_, budget);
+      return std::make_unique<FrozenGraph>(frozen.deepcopy(),
+                                           interpret_graph(frozen.get_method("forward").graph()->copy()),
+                                           input.lifted, packed);
+    }
     torch::jit::Module frozen = frozen_and_optimized(module_of_case(input, sample, packed));
     torch::jit::Module pristine = frozen.deepcopy();
     auto graph = frozen.get_method("forward").graph()->copy();
     auto inner =
         prepare_with_profiling_executor(graph, FrozenGraph::method_inputs(frozen, sample, input.lifted), JitSwitches{});
     return std::make_unique<FrozenGraph>(pristine, std::move(inner), input.lifted, packed);
+  }
+
+  std::vector<std::string> pass_applications(const BackendInput& input,
+                                             const std::vector<c10::IValue>& sample) override {
+    bool packed = false;
+    PassBudget all;
+    try {
+      freeze_pass_by_pass(module_of_case(input, sample, packed), options_, all);
+    } catch (const std::exception&) {
+      // A pass that raises (the MKLDNN conversion's isDouble() assert) ends the list: it is the
+      // last one there is, and the prefix that ends with it fails as the case does.
+    }
+    return all.applied();
   }
 
   // `torch.jit.optimize_for_inference(torch.jit.freeze(model.eval()))`, then the frozen forward's calls.

@@ -75,6 +75,14 @@ class Backend {
   // timeout. Not so where preparing runs the graph (the profiling executor's warm-up runs, which
   // can hang as the compiled code does).
   virtual bool compiles_ahead_of_time() const { return false; }
+  // The passes it applies to `input`, in order, each application once (a pass a fixpoint loop runs
+  // again is listed again): its option passes=K stops after the first K of them, and `tsrepro
+  // explain --passes` asks each K. Empty (the default): tsrepro cannot stop between its passes.
+  virtual std::vector<std::string> pass_applications(const BackendInput& input,
+                                                     const std::vector<c10::IValue>& sample_inputs) {
+    (void)input, (void)sample_inputs;
+    return {};
+  }
   // Checks the options against the compiler they are for, where their syntax alone cannot tell (a
   // torch._inductor.config key against the torch in use): UserError naming the option. For
   // check_backend, once per command before any case runs; the default has nothing to check.

@@ -63,6 +63,12 @@ std::string crash_signature(int signal_number);
 // another bug, and the signatures keep the minifier from taking one for the other.
 std::string accuracy_signature(const std::string& dtype, Phase phase = Phase::Run);
 
+// Whether `v` is the failure `kept` is: the same status and signature (what minify keeps by
+// default, and what `tsrepro explain --passes` asks of each pass's graph).
+inline bool same_failure(const Verdict& kept, const Verdict& v) {
+  return v.failed() && v.status == kept.status && v.signature == kept.signature;
+}
+
 // "SIGSEGV" for 11, "signal 77" for unknown numbers.
 std::string signal_name(int signal_number);
 

@@ -438,21 +438,46 @@ Verdict judge(const EvalRequest& request, Subject& subject, const PhaseCallback&
 
 }  // namespace
 
-Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::IValue> loaded,
-                                   const PhaseCallback& on_phase) {
+namespace {
+
+// What both sides get of a request's graph and inputs: the graph on the request's device, its
+// tensor constants constants again, its strict_fusion blocks blocks again.
+struct SidesInput {
+  BackendInput input;
+  std::vector<c10::IValue> inputs;
+  std::vector<InputSpec> specs;
+};
+
+SidesInput sides_input(const EvalRequest& request, std::vector<c10::IValue> loaded) {
   const c10::Device device(request.run.device);
-  BackendInput input{graph_from_ir(request.graph_ir, "candidate graph"), {}};
+  SidesInput sides{BackendInput{graph_from_ir(request.graph_ir, "candidate graph"), {}}, {}, request.specs};
+  BackendInput& input = sides.input;
   if (!device.is_cpu()) graph_constants_to_device(*input.graph, device);
   conform_to_graph_inputs(loaded, *input.graph);
-  std::vector<c10::IValue> inputs = values_to_device(loaded, device);
-  if (inputs.size() != input.graph->inputs().size())
+  sides.inputs = values_to_device(loaded, device);
+  if (sides.inputs.size() != input.graph->inputs().size())
     throw UserError("inputs: the graph takes " + std::to_string(input.graph->inputs().size()) + " inputs, got " +
-                    std::to_string(inputs.size()));
-  // Both sides see the model's graph: its tensor constants are constants again.
-  std::vector<InputSpec> specs = request.specs;
-  fold_constant_inputs(*input.graph, specs, inputs, inputs_maybe_written(*input.graph));
-  recreate_strict_fusion_objects(*input.graph);  // and its strict_fusion blocks are blocks again
-  for (const InputSpec& spec : specs) input.lifted.push_back(spec.lifted);
+                    std::to_string(sides.inputs.size()));
+  fold_constant_inputs(*input.graph, sides.specs, sides.inputs, inputs_maybe_written(*input.graph));
+  recreate_strict_fusion_objects(*input.graph);
+  for (const InputSpec& spec : sides.specs) input.lifted.push_back(spec.lifted);
+  return sides;
+}
+
+}  // namespace
+
+std::vector<std::string> Evaluator::pass_applications(const EvalRequest& request, std::vector<c10::IValue> loaded) {
+  SidesInput sides = sides_input(request, std::move(loaded));
+  return make_backend(request.run.backend, request.run.backend_options)
+      ->pass_applications(sides.input, clone_values(sides.inputs));
+}
+
+Verdict Evaluator::evaluate_values(const EvalRequest& request, std::vector<c10::IValue> loaded,
+                                   const PhaseCallback& on_phase) {
+  SidesInput sides = sides_input(request, std::move(loaded));
+  BackendInput& input = sides.input;
+  std::vector<c10::IValue>& inputs = sides.inputs;
+  const std::vector<InputSpec>& specs = sides.specs;
   const InputPolicy policy{request.run.backward ? gradient_inputs(specs) : std::vector<bool>(specs.size(), false),
                            inputs_maybe_written(*input.graph)};
   Subject subject;

@@ -73,6 +73,9 @@ class Evaluator {
   // The same with the inputs at hand (request's own inputs_path and input_files unused): for a
   // caller that runs candidates in its own process, such as tsrepro explain.
   Verdict evaluate_values(const EvalRequest& request, std::vector<c10::IValue> inputs, const PhaseCallback& on_phase);
+  // The passes request.run's backend applies to the request's graph, in order, each application
+  // once (Backend::pass_applications): what `tsrepro explain --passes` stops between.
+  std::vector<std::string> pass_applications(const EvalRequest& request, std::vector<c10::IValue> inputs);
   // The saved model of request.module_path judged on the inputs that are not lifted.
   Verdict evaluate_module(const EvalRequest& request, std::vector<c10::IValue> inputs, const PhaseCallback& on_phase);
 

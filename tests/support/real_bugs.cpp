@@ -23,7 +23,8 @@ std::vector<RealBug> all_real_bugs() {
     bugs.push_back({entry.at("name"), entry.at("backend"), entry.at("kind"), entry.at("op"),
                     std::find(lines.begin(), lines.end(), torch_line()) != lines.end(),
                     entry.value("minified_by_the_tests", true), entry.value("also_under", std::vector<std::string>{}),
-                    entry.value("module_form", true), entry.value("cpu_dependent", false)});
+                    entry.value("module_form", true), entry.value("cpu_dependent", false),
+                    entry.value("bisected_to", std::string())});
   }
   return bugs;
 }

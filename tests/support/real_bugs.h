@@ -25,6 +25,8 @@ struct RealBug {
   // true: it shows on some CPUs of its libtorch line only (bugs.json's cpu_dependent), so where it
   // should be here its repro.py may exit 0 as well as 1 (never 2).
   bool cpu_dependent = false;
+  // What `tsrepro explain --passes` names: a pass, "executor" (after all the passes), or "" (not checked).
+  std::string bisected_to;
 
   std::string dir() const;  // examples/bugs/<name>/ (with the slash)
 };

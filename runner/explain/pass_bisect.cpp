@@ -1,0 +1,56 @@
+#include "runner/explain/pass_bisect.h"
+
+#include "runner/exec/evaluate.h"
+
+namespace tsrepro {
+
+PassFinding find_failing_pass(const Case& c, const std::vector<c10::IValue>& inputs, const RunSpec& spec) {
+  Evaluator evaluator;
+  PassFinding f;
+  auto judge = [&](const RunSpec& run) {
+    ++f.runs;
+    return evaluator.evaluate_values(eval_request(c, run, ""), inputs, [](Phase) {});
+  };
+  // Asked first: a backend tsrepro cannot split costs no run (under PyTorch 2, a compile).
+  f.passes = evaluator.pass_applications(eval_request(c, spec, ""), inputs);
+  if (f.passes.empty()) {
+    f.finding = "cannot split " + spec.backend + " further: tsrepro cannot stop between its passes";
+    return f;
+  }
+  f.whole = judge(spec);
+  if (!f.whole.failed()) {
+    f.finding = "the case does not fail under " + spec.backend + ": no pass to name";
+    return f;
+  }
+  // In order, not by bisection: a later pass may undo what an earlier one broke, and on these
+  // backends a run costs milliseconds. The first prefix that fails names the pass.
+  for (size_t k = 0; k < f.passes.size(); ++k) {
+    RunSpec prefix = spec;
+    prefix.backend_options["passes"] = std::to_string(k + 1);
+    f.prefixes.push_back(judge(prefix));
+    if (same_failure(f.whole, f.prefixes.back())) {
+      f.culprit = k;
+      f.finding = f.passes[k] + " (pass " + std::to_string(k + 1) + " of " + std::to_string(f.passes.size()) +
+                  " of " + spec.backend + "): the graph is right until it runs, and fails as the case does after it";
+      return f;
+    }
+  }
+  f.finding = "after all " + std::to_string(f.passes.size()) + " of " + spec.backend +
+              "'s passes the graph runs right unoptimized: the failure is in its executor's run of it " +
+              "(the profiling executor's own passes, or its kernels)";
+  return f;
+}
+
+nlohmann::json pass_finding_to_json(const PassFinding& f) {
+  nlohmann::json prefixes = nlohmann::json::array();
+  for (const Verdict& v : f.prefixes) prefixes.push_back({{"status", status_name(v.status)}, {"signature", v.signature}});
+  return {{"verdict", verdict_to_json(f.whole)},
+          {"passes", f.passes},
+          {"pass", f.culprit ? nlohmann::json(f.passes[*f.culprit]) : nlohmann::json(nullptr)},
+          {"pass_index", f.culprit ? nlohmann::json(*f.culprit + 1) : nlohmann::json(nullptr)},
+          {"prefixes", prefixes},
+          {"runs", f.runs},
+          {"finding", f.finding}};
+}
+
+}  // namespace tsrepro
