@@ -35,4 +35,12 @@ std::optional<size_t> option_count(const BackendOptions& options, const std::str
   return std::stoul(text);
 }
 
+void refuse_pass_stop_in_reproducer(const BackendOptions& options) {
+  const auto found = options.find("passes");
+  if (found != options.end())
+    throw UserError("--backend-opt passes=" + found->second +
+                    ": a stop between the backend's passes is `tsrepro explain --passes`' own; a reproducer runs "
+                    "the backend whole: drop passes=");
+}
+
 }  // namespace tsrepro

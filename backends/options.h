@@ -19,4 +19,8 @@ std::string option_choice(const BackendOptions& options, const std::string& key,
 // A count of 1 or more; nullopt when absent. Throws UserError on anything else.
 std::optional<size_t> option_count(const BackendOptions& options, const std::string& key);
 
+// A reproducer runs a backend whole: passes=K (`tsrepro explain --passes`' stop between a backend's
+// passes) is refused in its section with UserError.
+void refuse_pass_stop_in_reproducer(const BackendOptions& options);
+
 }  // namespace tsrepro

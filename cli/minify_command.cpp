@@ -20,6 +20,7 @@
 #include "process/child_process.h"
 #include "repro/checkpoints.h"
 #include "runner/file_util.h"
+#include "runner/explain/pass_bisect.h"
 #include "tsrepro/error.h"
 #include "tsrepro/minify.h"
 
@@ -315,7 +316,9 @@ constexpr int kPassSearchSeconds = 600;
 // After which of the backend's passes the minified case fails (issue 54): `tsrepro explain --passes`
 // on it, in a child process (a prefix of the passes may crash where the whole did not). What case.json
 // records as provenance "passes": the pass (null where none is named), its index, the finding, the runs.
-nlohmann::json pass_search(const std::string& case_dir) {
+nlohmann::json pass_search(const std::string& case_dir, const std::string& backend) {
+  // The others are answered here, without a process (under PyTorch 2, without a Python start).
+  if (!splits_into_passes(backend)) return {{"pass", nullptr}, {"finding", unsplit_finding(backend)}, {"runs", 0}};
   std::error_code ec;
   ChildSpec spec;
   spec.argv = {fs::read_symlink("/proc/self/exe", ec).string(), "explain", "--passes", case_dir, "--json"};
@@ -424,7 +427,7 @@ int minify_command(const MinifyCliOptions& o, const std::string& command_line) {
   Case minimized = stamped(result.minimized, earlier, result.stats);
   std::string repro_dir = writer.write_final(minimized);
   if (!o.no_passes) {  // recorded in the case, so that its repro files and ISSUE.md say it too
-    minimized.provenance["passes"] = pass_search(repro_dir);
+    minimized.provenance["passes"] = pass_search(repro_dir, options.run.backend);
     repro_dir = writer.write_final(minimized);
   }
   nlohmann::json summary = summary_json(result, earlier, repro_dir);

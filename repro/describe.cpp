@@ -105,7 +105,10 @@ std::string issue_title(const Case& c, const ReproSettings& s) {
   if (s.failure.run.backward) title += " (backward)";
   // The pass the failure starts at, where `tsrepro explain --passes` named one (minify records it).
   const nlohmann::json passes = c.provenance.value("passes", nlohmann::json::object());
-  if (passes.contains("pass") && passes["pass"].is_string()) title += " after " + passes["pass"].get<std::string>();
+  if (passes.contains("pass") && passes["pass"].is_string()) {
+    const std::string pass = passes["pass"].get<std::string>();
+    title += " (bisected to " + pass.substr(0, pass.find(" (")) + ")";  // its ops, where it lists them, are the title's
+  }
   return title;
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // nnc's options (--backend-opt), read once for the runner (backend.cpp) and the writers
 // (section.cpp): inline=0|1 (fusion-group inlining; 0 also lets single-op groups form),
-// dynamic_shapes=0|1, reductions=0|1, strategy=static|dynamic.
+// dynamic_shapes=0|1, reductions=0|1, strategy=static|dynamic; passes=K (`tsrepro explain
+// --passes`): the profiling executor's optimized graph with its first K-1 fusion groups fused and
+// the others inlined, run in the interpreter (K=1: its graph passes without NNC's kernels).
 
 #include <optional>
 #include <string>
@@ -15,6 +17,7 @@ struct NncOptions {
   bool dynamic_shapes = false;
   bool reductions = false;
   std::optional<std::string> strategy;  // "static" or "dynamic": the fusion strategy, depth 2
+  std::optional<size_t> passes;         // unset: the backend whole
 
   static NncOptions from(const BackendOptions& options) {
     NncOptions o;
@@ -22,6 +25,7 @@ struct NncOptions {
     o.dynamic_shapes = option_flag(options, "dynamic_shapes", false);
     o.reductions = option_flag(options, "reductions", false);
     if (options.count("strategy")) o.strategy = option_choice(options, "strategy", {"static", "dynamic"}, "");
+    o.passes = option_count(options, "passes");
     return o;
   }
 };

@@ -8,6 +8,7 @@ namespace tsrepro {
 namespace {
 
 SectionParts nnc_section(const SectionRequest& request) {
+  refuse_pass_stop_in_reproducer(request.options);
   const NncOptions o = NncOptions::from(request.options);
   SectionParts parts;
   parts.calls_profiled = true;

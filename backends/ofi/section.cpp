@@ -5,16 +5,13 @@
 
 #include "backends/ofi/options.h"
 #include "repro/backend_section.h"
-#include "tsrepro/error.h"
 
 namespace tsrepro {
 namespace {
 
 SectionParts ofi_section(const SectionRequest& request) {
   const OfiOptions o = OfiOptions::from(request.options);
-  if (o.passes)  // a stop between the passes is explain's question; a reproducer runs the public calls
-    throw UserError("--backend-opt passes=" + std::to_string(*o.passes) +
-                    ": a reproducer runs the whole of freeze and optimize_for_inference; drop passes=");
+  refuse_pass_stop_in_reproducer(request.options);
   SectionParts parts;
   parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
   parts.values["NUMERICS"] = request.dialect.bool_literal(o.numerics);

@@ -1,8 +1,20 @@
 #include "runner/explain/pass_bisect.h"
 
+#include <algorithm>
+
 #include "runner/exec/evaluate.h"
+#include "tsrepro/backend.h"
 
 namespace tsrepro {
+
+bool splits_into_passes(const std::string& backend) {
+  const BackendInfo* info = find_backend(backend);
+  return info && std::find(info->option_keys.begin(), info->option_keys.end(), "passes") != info->option_keys.end();
+}
+
+std::string unsplit_finding(const std::string& backend) {
+  return "cannot split " + backend + " further: tsrepro cannot stop between its passes";
+}
 
 PassFinding find_failing_pass(const Case& c, const std::vector<c10::IValue>& inputs, const RunSpec& spec) {
   Evaluator evaluator;
@@ -14,7 +26,7 @@ PassFinding find_failing_pass(const Case& c, const std::vector<c10::IValue>& inp
   // Asked first: a backend tsrepro cannot split costs no run (under PyTorch 2, a compile).
   f.passes = evaluator.pass_applications(eval_request(c, spec, ""), inputs);
   if (f.passes.empty()) {
-    f.finding = "cannot split " + spec.backend + " further: tsrepro cannot stop between its passes";
+    f.finding = unsplit_finding(spec.backend);
     return f;
   }
   f.whole = judge(spec);

@@ -29,6 +29,11 @@ struct PassFinding {
   std::string finding;              // one sentence for people (ISSUE.md's "Bisected to: ...")
 };
 
+// Whether tsrepro can stop between `backend`'s passes: it takes passes=K (backends/backends.def).
+bool splits_into_passes(const std::string& backend);
+// What is said of a backend it cannot split.
+std::string unsplit_finding(const std::string& backend);
+
 PassFinding find_failing_pass(const Case& c, const std::vector<c10::IValue>& inputs, const RunSpec& spec);
 
 nlohmann::json pass_finding_to_json(const PassFinding& f);
