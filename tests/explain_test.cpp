@@ -274,7 +274,13 @@ TEST_P(ExplainPassesRealBug, NamesThePassTheFailureStartsAt) {
     ASSERT_EQ(prefixes.size(), f["pass_index"].get<size_t>()) << r.out;
     // Right up to the pass, the case's own failure after it.
     for (size_t k = 0; k + 1 < prefixes.size(); ++k) EXPECT_EQ(prefixes[k]["status"], "pass") << r.out;
-    EXPECT_EQ(prefixes.back()["signature"], f["verdict"]["signature"]) << r.out;
+    // The case's own failure; an exception's phase may differ (the prefix's graph first runs when
+    // it is run, the whole backend's while it compiles).
+    const auto without_phase = [](const std::string& signature) {
+      return signature.substr(signature.find(':', signature.find(':') + 1) + 1);
+    };
+    EXPECT_EQ(prefixes.back()["status"], f["verdict"]["status"]) << r.out;
+    EXPECT_EQ(without_phase(prefixes.back()["signature"]), without_phase(f["verdict"]["signature"])) << r.out;
   }
   EXPECT_EQ(f["runs"].get<size_t>(), prefixes.size() + 1) << r.out;  // the whole backend, then each prefix
 }
