@@ -2,6 +2,10 @@
 
 #include "backends/options.h"
 
+#include <algorithm>
+#include <cctype>
+#include <vector>
+
 #include "tsrepro/error.h"
 
 namespace tsrepro {
@@ -35,12 +39,43 @@ std::optional<size_t> option_count(const BackendOptions& options, const std::str
   return std::stoul(text);
 }
 
+std::optional<std::string> option_bisect_point(const BackendOptions& options) {
+  const auto found = options.find("bisect");
+  if (found == options.end()) return std::nullopt;
+  const std::string& text = found->second;
+  std::vector<std::string> parts{""};
+  for (const char ch : text) {
+    if (ch == ':')
+      parts.emplace_back();
+    else
+      parts.back() += ch;
+  }
+  const auto identifier = [](const std::string& word) {
+    return !word.empty() && word.size() <= 100 && !std::isdigit(static_cast<unsigned char>(word[0])) &&
+           std::all_of(word.begin(), word.end(),
+                       [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; });
+  };
+  const auto keep = [](const std::string& word) {
+    return word == "all" ||
+           (!word.empty() && word.size() <= 9 && word.find_first_not_of("0123456789") == std::string::npos);
+  };
+  const bool valid = (parts.size() == 1 && identifier(parts[0])) ||
+                     (parts.size() == 3 && identifier(parts[0]) && identifier(parts[1]) && keep(parts[2]));
+  if (!valid)
+    throw UserError("--backend-opt bisect=" + text +
+                    ": expected STAGE or STAGE:SUBSYSTEM:KEEP (as inductor:lowerings:3; KEEP a count from 0, or all)");
+  return text;
+}
+
 void refuse_pass_stop_in_reproducer(const BackendOptions& options) {
-  const auto found = options.find("passes");
-  if (found != options.end())
-    throw UserError("--backend-opt passes=" + found->second +
-                    ": a stop between the backend's passes is `tsrepro explain --passes`' own; a reproducer runs "
-                    "the backend whole: drop passes=");
+  for (const char* key : {"passes", "bisect"}) {
+    const auto found = options.find(key);
+    if (found != options.end())
+      throw UserError(std::string("--backend-opt ") + key + "=" + found->second +
+                      ": a stop inside the backend is `tsrepro explain --passes`' own; a reproducer runs the "
+                      "backend whole: drop " +
+                      key + "=");
+  }
 }
 
 }  // namespace tsrepro

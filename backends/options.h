@@ -19,8 +19,14 @@ std::string option_choice(const BackendOptions& options, const std::string& key,
 // A count of 1 or more; nullopt when absent. Throws UserError on anything else.
 std::optional<size_t> option_count(const BackendOptions& options, const std::string& key);
 
-// A reproducer runs a backend whole: passes=K (`tsrepro explain --passes`' stop between a backend's
-// passes) is refused in its section with UserError.
+// bisect=STAGE[:SUBSYSTEM:KEEP] (`tsrepro explain --passes`' switch of PyTorch's CompilerBisector,
+// backends/pt2_compile_server.py): nullopt when absent; UserError where it is not of that form
+// (STAGE and SUBSYSTEM identifiers, KEEP a count from 0 or "all"). Whether the torch in use has the
+// stage and subsystem, the compile server says.
+std::optional<std::string> option_bisect_point(const BackendOptions& options);
+
+// A reproducer runs a backend whole: passes=K and bisect=... (`tsrepro explain --passes`' stops
+// inside a backend) are refused in its section with UserError.
 void refuse_pass_stop_in_reproducer(const BackendOptions& options);
 
 }  // namespace tsrepro

@@ -25,9 +25,14 @@
 #    "module" (converter), "inputs", "work", "options", "libraries", "seed"}
 #       -> {"ok": true, ...the backend's answer}
 #   {"op": "run", "key", "inputs", "outputs", "seed"} -> {"ok": true}, outputs torch.save'd
+#   {"op": "bisect_plan", "backend"} -> {"ok": true, "stages": [...], "last": "inductor",
+#       "subsystems": [{"stage", "name", "counted"}]}: what `tsrepro explain --passes` may switch in
+#       the backend's compile (CompilerBisect below; the backend's compile.py says its stages)
 #   any failure -> {"ok": false, "type": "module.Class", "message": "...", "stage": "..."}, where
 #   stage says what failed: "route" (making the model: export's tracing, the converter) or
 #   "backend" (the compiler itself)
+# A compile whose options hold bisect=... runs under CompilerBisect (below), and its answer has
+# "applications": what the switched subsystem did, one entry per application.
 # A compiled program stays here under its key (the worker's hash of the model, backend and
 # options), so a candidate compiled once runs again without compiling or being sent again; the
 # last few only (KEPT_PROGRAMS): each holds a copy of the model's state.
@@ -151,6 +156,116 @@ class ConverterRoute:
 
 ROUTES = {"module": ModuleRoute, "converter": ConverterRoute}
 
+BISECT_VARIABLES = ("TORCH_BISECT_BACKEND", "TORCH_BISECT_SUBSYSTEM", "TORCH_BISECT_MAX")
+
+
+class CompilerBisect:
+    """The option bisect=STAGE[:SUBSYSTEM:KEEP] (`tsrepro explain --passes`, runner/explain/pass_bisect.h):
+    PyTorch's CompilerBisector (torch/_inductor/compiler_bisector.py) switched for one compile, as its
+    environment interface switches it in a program of its own (TORCH_BISECT_BACKEND, _SUBSYSTEM and
+    _MAX, read again here since this process outlives a compile):
+      STAGE      a CompilerBisector backend: torch.compile runs it instead of the one asked for (its
+                 own reading of TORCH_BISECT_BACKEND); "inductor" itself for aoti, whose
+                 aoti_compile_and_package meets the same switches inside Inductor. A stage that is no
+                 CompilerBisector backend (aoti's "export") is the backend's compile.py's to take.
+      SUBSYSTEM  one of STAGE's subsystems, kept to its first KEEP applications ("all": every one).
+                 A config change (cse, fallback_random, ...) is applied where KEEP is 0, as
+                 CompilerBisector's "disabling" it does.
+    Each application of SUBSYSTEM met, kept or not, is recorded with what PyTorch says of it (the op
+    decomposed, the pass, the node lowered): tsrepro's search counts them and names the one at fault.
+    CompilerBisector's own do_bisect is not used: its test is a Python callable, and the verdict (the
+    same failure as the case, under the case's tolerances) is the C++ runner's."""
+
+    def __init__(self, options):
+        parts = options.get("bisect", "").split(":") if options.get("bisect") else []
+        self.stage = parts[0] if parts else None
+        self.subsystem = parts[1] if len(parts) > 1 else None
+        self.keep = parts[2] if len(parts) > 2 else None
+        self.applications = []
+        self.exits = []
+
+    def __enter__(self):
+        if self.stage is None:
+            return self
+        import torch
+        import torch._inductor.compiler_bisector as bisector
+
+        if self.stage not in bisector.BACKENDS:
+            if self.subsystem:
+                raise ValueError("bisect=%s: %s is no stage of PyTorch's CompilerBisector (%s)"
+                                 % (":".join(filter(None, (self.stage, self.subsystem))), self.stage,
+                                    ", ".join(bisector.BACKENDS)))
+            return self  # the backend's own stage (compile.py reads the option)
+        found = [s for s in bisector.BACKENDS[self.stage] if s.name == self.subsystem]
+        if self.subsystem and not found:
+            raise ValueError("bisect: CompilerBisector's %s has no subsystem %s (%s)" % (
+                self.stage, self.subsystem, ", ".join(s.name for s in bisector.BACKENDS[self.stage])))
+        saved = {name: os.environ.get(name) for name in BISECT_VARIABLES}
+        self.exits.append(lambda: self.restore_environment(saved))
+        os.environ["TORCH_BISECT_BACKEND"] = self.stage
+        if found and isinstance(found[0], bisector.ConfigChange):
+            if self.keep == "0":
+                config = torch._inductor.config if found[0].config_name == "inductor" else torch._functorch.config
+                patch = config.patch({found[0].config_field: found[0].config_value})
+                patch.__enter__()
+                self.exits.append(lambda: patch.__exit__(None, None, None))
+        elif found:
+            os.environ["TORCH_BISECT_SUBSYSTEM"] = self.subsystem
+            # CompilerBisector switches an application off where its count (from 0) exceeds MAX.
+            os.environ["TORCH_BISECT_MAX"] = str(2**62 if self.keep == "all" else int(self.keep) - 1)
+            self.record_applications(bisector)
+        bisector.get_env_val.cache_clear()
+        bisector.reset_counters()
+        enabled = bisector.CompilerBisector.bisection_enabled
+        bisector.CompilerBisector.bisection_enabled = True
+        self.exits.append(lambda: setattr(bisector.CompilerBisector, "bisection_enabled", enabled))
+        self.exits.append(bisector.get_env_val.cache_clear)
+        return self
+
+    def __exit__(self, *exception):
+        while self.exits:
+            self.exits.pop()()
+        return False
+
+    @staticmethod
+    def restore_environment(saved):
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+    def record_applications(self, bisector):
+        original = bisector.CompilerBisector.__dict__["disable_subsystem"]
+        stage, subsystem, applications = self.stage, self.subsystem, self.applications
+
+        def recording(cls, backend, name, debug_info=None):
+            disabled = original.__func__(cls, backend, name, debug_info)
+            if backend == stage and name == subsystem:
+                applications.append(describe_application(name, debug_info))
+            return disabled
+
+        bisector.CompilerBisector.disable_subsystem = classmethod(recording)
+        self.exits.append(lambda: setattr(bisector.CompilerBisector, "disable_subsystem", original))
+
+
+def describe_application(subsystem, debug_info):
+    # What PyTorch's debug_info says, made readable: a lowering names the node, which says little
+    # alone, so the op it lowers comes first; a decomposition's OpOverload repr is shortened to the op.
+    import re
+
+    text = debug_info() if debug_info is not None else ""
+    if subsystem == "lowerings":
+        from torch._inductor.virtualized import V
+
+        try:
+            node = V.get_current_node()
+            return "%s (%s)" % (node.target, node.name)
+        except Exception:
+            return text
+    found = re.fullmatch(r"<OpOverload\(op='(.*)', overload='(.*)'\)>", text)
+    return "%s.%s" % found.groups() if found else text
+
 
 class Program:
     def __init__(self, call, module, answer):
@@ -230,14 +345,20 @@ class Server:
         self.load_libraries(request.get("libraries", []))
         args = torch.load(request["inputs"], weights_only=False)
         route = self.route(request, args)
-        call, module, answer = self.backend(request["backend"]).compile(
-            route, inductor_config(request["options"]), request["options"], args, request["work"], request["seed"])
+        with CompilerBisect(request["options"]) as bisect:
+            call, module, answer = self.backend(request["backend"]).compile(
+                route, inductor_config(request["options"]), request["options"], args, request["work"], request["seed"])
+        if bisect.subsystem and bisect.keep is not None:
+            answer = {**answer, "applications": bisect.applications}
         self.programs[request["key"]] = Program(call, module, answer)
         while len(self.programs) > KEPT_PROGRAMS:
             _, dropped = self.programs.popitem(last=False)
             if "package" in dropped.answer:  # the worker loaded it when it was compiled
                 os.remove(dropped.answer["package"])
         return {"ok": True, **answer}
+
+    def bisect_plan(self, request):
+        return {"ok": True, **self.backend(request["backend"]).bisect_plan()}
 
     def run(self, request):
         torch = self.torch

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
@@ -134,6 +135,7 @@ CompileServer& compile_server() {
 void take_answer(const json& answer, Pt2Compilation& compilation) {
   compilation.package = answer.value("package", std::string());
   compilation.captured = answer.value("captured", std::string());
+  compilation.applications = answer.value("applications", std::vector<std::string>());
 }
 
 // An answer that says the request failed, as the exception Python raised: a RouteFailure where
@@ -145,8 +147,9 @@ const json& checked(const json& answer, bool route_is_the_subject = true) {
     const bool route = answer.value("stage", std::string()) == "route";
     // After the message's first line, which the signature keeps: how to get past it.
     if (route && type.find("GuardOnDataDependentSymNode") != std::string::npos)
-      message += "\n\ntsrepro: torch.export stopped at a data-dependent guard; on the module route, --backend-opt "
-                 "export=draft exports with the inputs' real values deciding it (torch.export's draft_export)";
+      message +=
+          "\n\ntsrepro: torch.export stopped at a data-dependent guard; on the module route, --backend-opt "
+          "export=draft exports with the inputs' real values deciding it (torch.export's draft_export)";
     if (route && !route_is_the_subject) throw RouteFailure(type, message);
     throw ForeignError(type, message);
   }
@@ -164,8 +167,8 @@ void add_fingerprint(const c10::IValue& value, bool data, std::string& out) {
     out += meta.str();
     if (data && t.defined() && t.numel() > 0) {
       const at::Tensor bytes = t.detach().cpu().contiguous();
-      out += std::to_string(std::hash<std::string_view>{}(std::string_view(
-          static_cast<const char*>(bytes.data_ptr()), static_cast<size_t>(bytes.nbytes()))));
+      out += std::to_string(std::hash<std::string_view>{}(
+          std::string_view(static_cast<const char*>(bytes.data_ptr()), static_cast<size_t>(bytes.nbytes()))));
     }
     return;
   }
@@ -263,16 +266,17 @@ std::vector<c10::IValue> graph_outputs(const c10::IValue& returned, bool packed)
 }
 
 Pt2Route pt2_route(const BackendOptions& options, Pt2Route fallback) {
-  const std::string chosen = option_choice(options, "route", {"module", "converter"},
-                                           fallback == Pt2Route::Module ? "module" : "converter");
+  const std::string chosen =
+      option_choice(options, "route", {"module", "converter"}, fallback == Pt2Route::Module ? "module" : "converter");
   return chosen == "module" ? Pt2Route::Module : Pt2Route::Converter;
 }
 
 bool pt2_draft_export(const BackendOptions& options, Pt2Route route) {
   const bool draft = option_choice(options, "export", {"default", "draft"}, "default") == "draft";
   if (draft && route == Pt2Route::Converter)
-    throw UserError("--backend-opt export=draft: draft_export takes the module route's model; with route=converter "
-                    "the TorchScript converter makes the program itself");
+    throw UserError(
+        "--backend-opt export=draft: draft_export takes the module route's model; with route=converter "
+        "the TorchScript converter makes the program itself");
   return draft;
 }
 
@@ -426,7 +430,7 @@ Pt2Compilation Pt2Case::compile() {
 }
 
 std::optional<std::vector<c10::IValue>> Pt2Backend::run_received_model(const BackendInput& input,
-                                                                        const std::vector<c10::IValue>& sample) {
+                                                                       const std::vector<c10::IValue>& sample) {
   last_ = std::make_unique<Pt2Case>(id_, options_, route_, route_is_the_subject_, input, sample);
   return last_->run_eager();
 }
@@ -441,6 +445,24 @@ std::unique_ptr<PreparedGraph> Pt2Backend::prepare_module(const torch::jit::Modu
 }
 
 void Pt2Backend::check_options_with_compiler() const { check_inductor_config(options_); }
+
+std::optional<CompilerBisectPlan> Pt2Backend::compiler_bisect_plan() {
+  const json answer = checked(compile_server().ask({{"op", "bisect_plan"}, {"backend", id_}}));
+  CompilerBisectPlan plan;
+  plan.stages = answer.at("stages").get<std::vector<std::string>>();
+  plan.last = answer.at("last").get<std::string>();
+  for (const json& s : answer.at("subsystems"))
+    plan.subsystems.push_back({s.at("stage").get<std::string>(), s.at("name").get<std::string>(),
+                               s.at("counted").get<bool>(), s.value("within", s.at("stage").get<std::string>())});
+  return plan;
+}
+
+std::vector<std::string> Pt2Backend::pass_applications(const BackendInput& input,
+                                                       const std::vector<c10::IValue>& sample) {
+  const auto bisect = options_.find("bisect");
+  if (bisect == options_.end() || std::count(bisect->second.begin(), bisect->second.end(), ':') != 2) return {};
+  return pt2_case(input, sample).compile().applications;
+}
 
 Pt2Case& Pt2Backend::pt2_case(const BackendInput& input, const std::vector<c10::IValue>& sample) {
   if (!last_ || last_->graph() != input.graph.get())

@@ -57,11 +57,12 @@ BackendOptions with_export_option(BackendOptions server_options, const BackendOp
 
 // A case compiled by the server.
 struct Pt2Compilation {
-  std::string key;      // the server's name for it
-  std::string package;  // aoti: the .pt2 file aoti_compile_and_package wrote
-  bool packed = false;  // the module returns the graph's several outputs as one tuple
-  std::vector<bool> lifted;  // which of run()'s inputs the module holds (none for a saved model)
-  std::string captured;      // inductor: what Dynamo captured of the model (graphs, ops, breaks)
+  std::string key;                        // the server's name for it
+  std::string package;                    // aoti: the .pt2 file aoti_compile_and_package wrote
+  bool packed = false;                    // the module returns the graph's several outputs as one tuple
+  std::vector<bool> lifted;               // which of run()'s inputs the module holds (none for a saved model)
+  std::string captured;                   // inductor: what Dynamo captured of the model (graphs, ops, breaks)
+  std::vector<std::string> applications;  // under bisect=STAGE:SUBSYSTEM:KEEP, what the subsystem did
 };
 
 // One candidate on its way into a PyTorch 2 backend: the model the route makes of it, its key,
@@ -117,7 +118,9 @@ std::vector<c10::IValue> graph_outputs(const c10::IValue& returned, bool packed)
 class Pt2Backend : public Backend {
  public:
   Pt2Backend(std::string id, BackendOptions server_options, Pt2Route route, bool route_is_the_subject)
-      : id_(std::move(id)), options_(std::move(server_options)), route_(route),
+      : id_(std::move(id)),
+        options_(std::move(server_options)),
+        route_(route),
         route_is_the_subject_(route_is_the_subject) {}
   std::string name() const override { return id_; }
   // The candidate compiled by the backend's compile.py and run by the server (aoti runs its
@@ -132,11 +135,18 @@ class Pt2Backend : public Backend {
   bool compiles_ahead_of_time() const override { return true; }
   // The config entries against the torch._inductor.config in use (backends/inductor_config_check.h).
   void check_options_with_compiler() const override;
+  // The backend's compile.py's bisect_plan(), asked of the compile server.
+  std::optional<CompilerBisectPlan> compiler_bisect_plan() override;
+  // Under bisect=STAGE:SUBSYSTEM:all, the subsystem's applications in the compile of `input`;
+  // otherwise none (tsrepro stops between these backends' passes only through CompilerBisector).
+  std::vector<std::string> pass_applications(const BackendInput& input,
+                                             const std::vector<c10::IValue>& sample) override;
 
  protected:
   // The candidate of `input`: the one run_received_model made for the same graph, or a new one.
   Pt2Case& pt2_case(const BackendInput& input, const std::vector<c10::IValue>& sample);
   const BackendOptions& options() const { return options_; }
+  Pt2Route route() const { return route_; }
 
  private:
   std::string id_;

@@ -133,10 +133,19 @@ int explain_passes(const ExplainOptions& o, const Case& c, const std::vector<c10
     return 0;
   }
   std::cout << "Under " << spec.backend << ": " << (f.whole.failed() ? f.whole.signature : "passes") << "\n";
-  for (size_t k = 0; k < f.prefixes.size(); ++k)
-    std::cout << "  after " << k + 1 << " pass" << (k ? "es" : "") << " (" << f.passes[k]
-              << "): " << (f.prefixes[k].failed() ? f.prefixes[k].signature : "right") << "\n";
+  for (size_t k = 0; k < f.prefixes.size(); ++k) {
+    if (f.stage.empty())
+      std::cout << "  after " << k + 1 << " pass" << (k ? "es" : "") << " (" << f.passes[k] << ")";
+    else
+      std::cout << "  bisect=" << f.passes[k];  // CompilerBisector's switch, as --backend-opt takes it
+    std::cout << ": " << (f.prefixes[k].failed() ? f.prefixes[k].signature : "right") << "\n";
+  }
   std::cout << "Bisected to: " << f.finding << " (" << f.runs << " runs)\n";
+  if (!f.runs_right_with.empty()) {
+    std::cout << "Runs right with:";
+    for (const auto& [name, value] : f.runs_right_with) std::cout << " " << name << "=" << value;
+    std::cout << " (PyTorch's CompilerBisector; set them for repro.py)\n";
+  }
   return 0;
 }
 

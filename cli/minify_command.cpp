@@ -315,7 +315,8 @@ constexpr int kPassSearchSeconds = 600;
 
 // After which of the backend's passes the minified case fails (issue 54): `tsrepro explain --passes`
 // on it, in a child process (a prefix of the passes may crash where the whole did not). What case.json
-// records as provenance "passes": the pass (null where none is named), its index, the finding, the runs.
+// records as provenance "passes": the pass (null where none is named), its index, the finding, the runs,
+// and under PyTorch 2 CompilerBisector's stage, subsystem, bisect number and runs_right_with.
 nlohmann::json pass_search(const std::string& case_dir, const std::string& backend) {
   // The others are answered here, without a process (under PyTorch 2, without a Python start).
   if (!splits_into_passes(backend)) return {{"pass", nullptr}, {"finding", unsplit_finding(backend)}, {"runs", 0}};
@@ -329,12 +330,14 @@ nlohmann::json pass_search(const std::string& case_dir, const std::string& backe
     return nlohmann::json{{"pass", nullptr}, {"finding", "the pass search did not finish: " + why}, {"runs", 0}};
   };
   if (ec) return unfinished("no path to tsrepro itself");
-  if (!r.exited_with(0)) return unfinished(r.timed_out ? "no answer within " + std::to_string(kPassSearchSeconds) + " s" : r.status_text());
+  if (!r.exited_with(0))
+    return unfinished(r.timed_out ? "no answer within " + std::to_string(kPassSearchSeconds) + " s" : r.status_text());
   try {
     const size_t line = r.out.rfind("\n{");  // the object is explain's last line of output
     const nlohmann::json found = nlohmann::json::parse(r.out.substr(line == std::string::npos ? 0 : line + 1));
-    return {{"pass", found.at("pass")}, {"pass_index", found.at("pass_index")}, {"finding", found.at("finding")},
-            {"runs", found.at("runs")}};
+    nlohmann::json recorded = found;  // what the report needs: each try's verdict stays explain's
+    for (const char* key : {"verdict", "passes", "prefixes"}) recorded.erase(key);
+    return recorded;
   } catch (const std::exception& e) {
     return unfinished(std::string("unreadable answer (") + e.what() + ")");
   }

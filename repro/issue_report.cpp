@@ -77,8 +77,16 @@ std::string summary(const IssueReport& r) {
   }
   const nlohmann::json passes = c.provenance.value("passes", nlohmann::json::object());
   if (passes.contains("finding"))
-    out << "\n\nBisected to: " << markdown_text(passes["finding"].get<std::string>()) << " (`tsrepro explain --passes`, "
-        << passes.value("runs", 0) << " runs).";
+    out << "\n\nBisected to: " << markdown_text(passes["finding"].get<std::string>())
+        << " (`tsrepro explain --passes`, " << passes.value("runs", 0) << " runs).";
+  if (passes.contains("runs_right_with") && passes["runs_right_with"].is_object() &&
+      !passes["runs_right_with"].empty()) {
+    std::string settings;
+    for (const auto& [name, value] : passes["runs_right_with"].items())
+      settings += name + "=" + value.get<std::string>() + " ";
+    out << " With PyTorch's CompilerBisector stopped just before it, the case runs right: "
+        << markdown_code_span(settings + "python3 repro.py") << ".";
+  }
   return out.str();
 }
 

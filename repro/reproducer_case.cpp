@@ -142,6 +142,20 @@ void add_common_values(const Case& c, const ReproSettings& s, std::string (*comm
   if (!s.command_line.empty()) flags.insert(flag::command);
   values["NODE_ORIGINS"] = comment(node_origins_text(c));
   if (!values["NODE_ORIGINS"].empty()) flags.insert(flag::origins);
+  // Where in the compiler, as `tsrepro explain --passes` found it on the minified case (issue 54).
+  const nlohmann::json passes = c.provenance.value("passes", nlohmann::json::object());
+  if (passes.contains("finding") && passes["finding"].is_string()) {
+    values["BISECTED"] = comment(passes["finding"].get<std::string>());
+    flags.insert(flag::bisected);
+  }
+  if (passes.contains("runs_right_with") && passes["runs_right_with"].is_object() &&
+      !passes["runs_right_with"].empty()) {
+    std::string settings;  // CompilerBisector's own variables, which a plain run of repro.py reads
+    for (const auto& [name, value] : passes["runs_right_with"].items())
+      settings += name + "=" + value.get<std::string>() + " ";
+    values["RUNS_RIGHT_WITH"] = comment(settings.substr(0, settings.size() - 1));
+    flags.insert(flag::runs_right_with);
+  }
   values["EXPECTED"] = literal(s.failure.status_text());
   values["EXIT_ON_EXCEPTION"] = s.failure.status == Status::Exception ? "1" : "0";
   values["DEVICE"] = literal(s.failure.run.device);

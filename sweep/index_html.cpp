@@ -67,9 +67,13 @@ BugHtml bug_html(const std::string& out_dir, const json& bug) {
   const fs::path bug_dir = fs::path(out_dir) / "bugs" / bug.value("id", "");
   std::vector<std::string> ops, models;
   std::string graph = "<p>(no minified graph: " + html_text(bug.value("error", "minify failed")) + ")</p>";
+  std::string bisected;  // where in the compiler, as minify's `tsrepro explain --passes` found it (issue 54)
   if (bug["repro"].is_string()) {
     try {
       const Case minified = load_case((bug_dir / "minified").string());
+      const json passes = minified.provenance.value("passes", json::object());
+      if (passes.contains("finding") && passes["finding"].is_string())
+        bisected = "<p class=\"bisected\">Bisected to: " + html_text(passes["finding"].get<std::string>()) + "</p>";
       ops = interesting_ops(*minified.graph);  // the ops ISSUE.md's title and summary name
       graph = svg_of_dot(graph_dot(minified)).value_or("<p>(Graphviz's dot is not installed: no drawing)</p>");
     } catch (const std::exception& e) {
@@ -97,6 +101,7 @@ BugHtml bug_html(const std::string& out_dir, const json& bug) {
       {"HEADLINE", html_text(bug.value("status", "")) + (ops.empty() ? "" : " in " + joined(escaped_ops, " + "))},
       {"REPRESENTATIVE", html_text(bug.value("representative", ""))},
       {"GRAPH", graph},
+      {"BISECTED", bisected},
       {"PLOT", minify_plot(bug, summary_of(bug_dir))}};
   return {fill_template(templates::sweep_bug_row, values), fill_template(templates::sweep_bug_section, values)};
 }

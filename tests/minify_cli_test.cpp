@@ -450,16 +450,17 @@ TEST_P(MinifyCliRealBug, MinifiesAndEveryReproducerReproducesWithStockPytorch) {
   SKIP_WITHOUT_PYTHON_TORCH();
   // Module-form repro.py files, where the bug allows one (bugs.json's module_form).
   const size_t module_form = expect_repro_py_agrees_on_every_checkpoint(out, bug.backend, "300", tmp.path().string(),
-                                                                         TsreproRuns::OnMinifiedOnly);
+                                                                        TsreproRuns::OnMinifiedOnly);
   if (bug.module_form)
     EXPECT_GT(module_form, 0u);
   else
     EXPECT_EQ(module_form, 0u) << "module form now works for " << bug.name << ": drop its module_form in bugs.json";
 
   // repro.cpp builds warning-free with its own CMakeLists.txt and reproduces, where the backend
-  // has a C++ path (torch.compile has none: that repro.cpp says so and exits 2; repro.py is the one).
-  // After repro.py: under aoti, repro.cpp runs the package repro.py compiled (minified/repro.pt2).
-  if (repro_cpp.find("has no C++ API") == std::string::npos) {
+  // has a C++ path (the first bug of each backend: real_bugs_to_minify says why) (torch.compile has none: that
+  // repro.cpp says so and exits 2; repro.py is the one). After repro.py: under aoti, repro.cpp runs the package
+  // repro.py compiled (minified/repro.pt2).
+  if (bug.builds_repro_cpp && repro_cpp.find("has no C++ API") == std::string::npos) {
     const Result build = cmake_build(out + "/minified", tmp / "build", {"-DCMAKE_CXX_FLAGS=-Werror"});
     ASSERT_EQ(build.exit_code, 0) << build.describe();
     EXPECT_EQ(run_cmd(tmp / "build/repro", {}, {"", 300}).exit_code, 1);

@@ -288,8 +288,9 @@ TEST(ReproCppProgram, ShortProgramsBuildWarningFreeAndReproduceLikeTsrepro) {
   fake.failure.run.fake_inputs = true;
   fake.failure.run.seed = 3;
 
-  // The real backends' sections (nnc, ofi, ...) are built where MinifyCliRealBug minifies each real
-  // bug: its repro.cpp built with -Werror, exit 1. Each program here costs a configure and a build.
+  // The real backends' sections (nnc, ofi, ...) are built where MinifyCliRealBug minifies the first
+  // real bug of each backend: its repro.cpp built with -Werror, exit 1. Each program here costs a configure and a
+  // build.
   const BuiltPrograms programs({
       {"relu_accuracy", relu_case(), settings_for("inject:accuracy@aten::relu", "accuracy"), 1, 80},
       {"relu_exception", relu_case(), settings_for("inject:runtime-error@aten::relu", "exception"), 1, 80},

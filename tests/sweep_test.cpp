@@ -114,6 +114,12 @@ TEST(SweepCli, TheIndexPageRendersEveryBugInAHeadlessBrowser) {
   EXPECT_EQ(drawings, 4u) << "a graph and a plot per bug";
   EXPECT_NE(dom.out.find("aten::frac"), std::string::npos);
   EXPECT_NE(dom.out.find("aten::round"), std::string::npos);
+  // Where in the compiler, for each bug (issue 54): inside NNC's kernel of the group with its op.
+  size_t bisected = 0;
+  for (size_t at = dom.out.find("Bisected to: NNC's kernel of fusion group"); at != std::string::npos;
+       at = dom.out.find("Bisected to: NNC's kernel of fusion group", at + 1))
+    ++bisected;
+  EXPECT_EQ(bisected, 2u) << "a pass per bug";
 
   Args shoot = browser;
   shoot.insert(shoot.end(),

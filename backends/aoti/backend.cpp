@@ -146,12 +146,17 @@ class AotiBackend : public Pt2Backend {
     if (candidate.route() == Pt2Route::Module) {  // any outputs, compared by the package's flat leaves
       std::optional<std::vector<c10::IValue>> shape = candidate.eager_outputs();
       if (!shape) shape = candidate.run_eager();
-      return std::make_unique<PackageProgram>(candidate.compile(), std::move(*shape));
+      Pt2Compilation compiled = candidate.compile();
+      // bisect=export (backends/aoti/compile.py): the ExportedProgram runs in the server, no package
+      if (compiled.package.empty()) return run_in_python(std::move(compiled));
+      return std::make_unique<PackageProgram>(std::move(compiled), std::move(*shape));
     }
     std::vector<c10::TypePtr> types;
     for (const torch::jit::Value* output : input.graph->outputs()) types.push_back(output->type());
     types = package_output_types(types, "the case");
-    return std::make_unique<PackageProgram>(candidate.compile(), types);
+    Pt2Compilation compiled = candidate.compile();
+    if (compiled.package.empty()) return run_in_python(std::move(compiled));
+    return std::make_unique<PackageProgram>(std::move(compiled), types);
 #else
     (void)input, (void)sample;
     require_pytorch2("aoti");
@@ -177,9 +182,9 @@ class AotiBackend : public Pt2Backend {
 std::unique_ptr<Backend> make_aoti_backend(const std::string&, const BackendOptions& options) {
   require_pytorch2("aoti");
   const Pt2Route route = pt2_route(options, Pt2Route::Module);
-  return std::make_unique<AotiBackend>("aoti",
-                                       with_export_option(InductorOptions::from(options).server_options(), options, route),
-                                       route, /*route_is_the_subject=*/false);
+  return std::make_unique<AotiBackend>(
+      "aoti", with_export_option(InductorOptions::from(options).server_options(), options, route), route,
+      /*route_is_the_subject=*/false);
 }
 
 }  // namespace tsrepro

@@ -4,6 +4,7 @@
 // torch::inductor::AOTIModelPackageLoader, the way a C++ service does.
 
 #include "backends/inductor/options.h"
+#include "backends/options.h"
 #include "backends/pt2_program.h"
 #include "repro/backend_section.h"
 
@@ -11,6 +12,7 @@ namespace tsrepro {
 namespace {
 
 SectionParts aoti_section(const SectionRequest& request) {
+  refuse_pass_stop_in_reproducer(request.options);
   const InductorOptions o = InductorOptions::from(request.options);
   SectionParts parts;
   parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);

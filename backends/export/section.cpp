@@ -2,6 +2,7 @@
 // TorchScript converter on the scripted Repro (the module form) or the case's module archive (the
 // IR form), then the ExportedProgram's module. repro.cpp cannot call torch.export: it says so.
 
+#include "backends/options.h"
 #include "backends/pt2_program.h"
 #include "repro/backend_section.h"
 
@@ -9,6 +10,7 @@ namespace tsrepro {
 namespace {
 
 SectionParts export_section(const SectionRequest& request) {
+  refuse_pass_stop_in_reproducer(request.options);
   SectionParts parts;
   parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
   // the module route's torch.export call, as the compile server made it (backends/pt2_program.h)
@@ -26,6 +28,6 @@ bool export_receives_eager_module(const BackendOptions& options) {
 }  // namespace
 
 extern const ReproBackend export_repro{/*profiles=*/false, /*freezes=*/true, export_section,
-                                   export_receives_eager_module};
+                                       export_receives_eager_module};
 
 }  // namespace tsrepro

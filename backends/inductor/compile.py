@@ -58,3 +58,16 @@ def compile(route, config, options, args, work, seed):
     module = route.module()
     compiled = Compiled(module, config, options, args, seed)
     return compiled, module, {"captured": compiled.captured}
+
+
+def bisect_plan():
+    """What `tsrepro explain --passes` may switch (the server's CompilerBisect): the stages it runs
+    instead of Inductor, in CompilerBisector's order (its BACKENDS: Dynamo alone, then with
+    AOTAutograd, then with decompositions and the partitioner; the crossref check is a checker, no
+    stage of a compile), and the subsystems of each and of Inductor."""
+    from torch._inductor.compiler_bisector import BACKENDS, BisectSubsystem
+
+    stages = [name for name in BACKENDS if name not in ("inductor", "aot_eager_decomp_partition_crossref")]
+    return {"stages": stages, "last": "inductor",
+            "subsystems": [{"stage": stage, "name": s.name, "counted": isinstance(s, BisectSubsystem)}
+                           for stage in stages + ["inductor"] for s in BACKENDS[stage]]}

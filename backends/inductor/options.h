@@ -7,12 +7,16 @@
 //   config=KEY=VALUE[;KEY=VALUE...]
 //     any torch._inductor.config keys, each VALUE a Python literal (1, 0.5, True, None, 'text');
 //     the torch in use is asked whether it has each key and the value fits it, once per command
-//     before any case runs (backends/inductor_config_check.h).
+//     before any case runs (backends/inductor_config_check.h);
+//   bisect=STAGE[:SUBSYSTEM:KEEP]
+//     `tsrepro explain --passes`' switch of PyTorch's CompilerBisector (backends/options.h); aoti's
+//     stages are its own (backends/aoti/compile.py). Never in a reproducer.
 // The compile server (backends/pt2_compile_server.py) gets them as server_options(): the config
 // as "config.KEY" entries holding the literal's text, which it reads with ast.literal_eval.
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -27,15 +31,18 @@ struct InductorOptions {
   std::string mode = "default";
   std::string dynamic = "auto";
   std::vector<std::pair<std::string, std::string>> config;  // torch._inductor.config key, Python literal
+  std::optional<std::string> bisect;
 
   static InductorOptions from(const BackendOptions& options) {
     InductorOptions o;
-    o.mode = option_choice(options, "mode", {"default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"},
-                           "default");
+    o.mode = option_choice(options, "mode",
+                           {"default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs"}, "default");
     o.dynamic = option_choice(options, "dynamic", {"auto", "0", "1"}, "auto");
-    if (options.count("freezing")) o.config.emplace_back("freezing", option_flag(options, "freezing", false) ? "True" : "False");
+    if (options.count("freezing"))
+      o.config.emplace_back("freezing", option_flag(options, "freezing", false) ? "True" : "False");
     const auto config = options.find("config");
     if (config != options.end()) o.add_config(config->second);
+    o.bisect = option_bisect_point(options);
     return o;
   }
 
@@ -50,6 +57,7 @@ struct InductorOptions {
   BackendOptions server_options() const {
     BackendOptions out{{"mode", mode}, {"dynamic", dynamic}};
     for (const auto& [key, literal] : config) out["config." + key] = literal;
+    if (bisect) out["bisect"] = *bisect;
     return out;
   }
 
@@ -64,9 +72,8 @@ struct InductorOptions {
   void add_config(const std::string& text) {
     // The entry as the error shows it: a long one cut, so that the reason stays on the line.
     const auto refuse = [](const std::string& item, const std::string& why) {
-      const std::string shown = item.size() > 80 ? item.substr(0, 60) + "... (" + std::to_string(item.size()) +
-                                                       " characters)"
-                                                 : item;
+      const std::string shown =
+          item.size() > 80 ? item.substr(0, 60) + "... (" + std::to_string(item.size()) + " characters)" : item;
       throw UserError("--backend-opt config: '" + shown + "' " + why);
     };
     size_t start = 0;
@@ -84,7 +91,8 @@ struct InductorOptions {
       config.emplace_back(key, value);
     }
     if (config.empty())
-      throw UserError("--backend-opt config=" + text + ": no KEY=VALUE in it (torch._inductor.config keys, "
+      throw UserError("--backend-opt config=" + text +
+                      ": no KEY=VALUE in it (torch._inductor.config keys, "
                       "as config=cpp.threads=4;max_autotune=True)");
   }
 
@@ -115,8 +123,10 @@ struct InductorOptions {
     size_t digits = 0;
     for (size_t i = 0; i < v.size(); ++i) {
       const char ch = v[i];
-      if (std::isdigit(static_cast<unsigned char>(ch))) ++digits;
-      else if (!(ch == '.' || ch == 'e' || ch == 'E' || ((ch == '-' || ch == '+') && (i == 0 || v[i - 1] == 'e' || v[i - 1] == 'E'))))
+      if (std::isdigit(static_cast<unsigned char>(ch)))
+        ++digits;
+      else if (!(ch == '.' || ch == 'e' || ch == 'E' ||
+                 ((ch == '-' || ch == '+') && (i == 0 || v[i - 1] == 'e' || v[i - 1] == 'E'))))
         return false;
     }
     return digits > 0;

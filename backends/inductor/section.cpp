@@ -3,6 +3,7 @@
 // torch._inductor.config. repro.cpp cannot call torch.compile: it says so.
 
 #include "backends/inductor/options.h"
+#include "backends/options.h"
 #include "backends/pt2_program.h"
 #include "repro/backend_section.h"
 
@@ -10,6 +11,7 @@ namespace tsrepro {
 namespace {
 
 SectionParts inductor_section(const SectionRequest& request) {
+  refuse_pass_stop_in_reproducer(request.options);
   const InductorOptions o = InductorOptions::from(request.options);
   SectionParts parts;
   parts.values["FORWARD_INPUTS"] = forward_input_list(request.c);
@@ -30,6 +32,6 @@ bool inductor_receives_eager_module(const BackendOptions& options) {
 }  // namespace
 
 extern const ReproBackend inductor_repro{/*profiles=*/false, /*freezes=*/true, inductor_section,
-                                   inductor_receives_eager_module};
+                                         inductor_receives_eager_module};
 
 }  // namespace tsrepro

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Minifies the real bugs of examples/bugs/ (all of bugs.json, or the names given) with a built
 # tsrepro and keeps each one's minified repro.py as examples/bugs/NAME/minified/repro.py: the
-# reproducer a user of that libtorch would paste into an issue. Run on the libtorch a bug was found
+# reproducer a user of that libtorch would paste into an issue; beside it the minified case
+# (case.json, graph.ir, inputs.pt). Run on the libtorch a bug was found
 # on; on another, the same file says whether the bug is still there (exit 1) or gone (exit 0).
 #   examples/bugs/minify_bugs.sh [NAME ...]        (from the repository root, after scripts/build.sh)
 set -euo pipefail
@@ -29,6 +30,8 @@ for entry in "${bugs[@]}"; do
   rm -rf "$bug/minified"
   mkdir -p "$bug/minified"
   cp "$work/$name.out/minified/repro.py" "$bug/minified/"
+  # The minified case itself: what `tsrepro explain --passes` and `tsrepro report` are asked of.
+  cp "$work/$name.out/minified/case.json" "$work/$name.out/minified/graph.ir" "$work/$name.out/minified/inputs.pt" "$bug/minified/"
   # A repro.py whose inputs are too large to write into it reads them from inputs.pt beside it.
   if grep -q "def saved_inputs" "$bug/minified/repro.py"; then cp "$work/$name.out/minified/inputs.pt" "$bug/minified/"; fi
   # So does one whose module for a PyTorch 2 backend is too large to write into it.

@@ -42,6 +42,19 @@ class PreparedGraph {
   virtual std::shared_ptr<torch::jit::Graph> optimized_graph() const { return nullptr; }
 };
 
+// The stages and subsystems of a compile that PyTorch's CompilerBisector can switch
+// (torch/_inductor/compiler_bisector.py), as a PyTorch 2 backend reports them.
+struct CompilerBisectPlan {
+  std::vector<std::string> stages;  // run instead of the backend, earliest first (aot_eager, ...)
+  std::string last;                 // the backend's own stage, in CompilerBisector's name (inductor)
+  struct Subsystem {
+    std::string stage, name;  // as CompilerBisector keys it (TORCH_BISECT_BACKEND, _SUBSYSTEM)
+    bool counted = false;     // its applications are counted and kept to a first few; else a config change
+    std::string within;       // the stage of the plan whose compile it is tried in (mostly `stage`)
+  };
+  std::vector<Subsystem> subsystems;  // each stage's, in CompilerBisector's order
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -83,6 +96,11 @@ class Backend {
     (void)input, (void)sample_inputs;
     return {};
   }
+  // How PyTorch's CompilerBisector splits this backend's compile (the PyTorch 2 backends: their
+  // option bisect=STAGE[:SUBSYSTEM:KEEP], backends/pt2_compile_server.py's CompilerBisect), for
+  // `tsrepro explain --passes`; nullopt (the default): it has no such split. Under bisect=STAGE:
+  // SUBSYSTEM:all, pass_applications lists what that subsystem did, one entry per application.
+  virtual std::optional<CompilerBisectPlan> compiler_bisect_plan() { return std::nullopt; }
   // Checks the options against the compiler they are for, where their syntax alone cannot tell (a
   // torch._inductor.config key against the torch in use): UserError naming the option. For
   // check_backend, once per command before any case runs; the default has nothing to check.

@@ -1,12 +1,20 @@
 #pragma once
-// Where in the compiler a case fails (issue 54): the first of its backend's passes after which the
-// graph fails as the whole backend does. The backend lists the passes it applies to the case
-// (Backend::pass_applications) and stops after any K of them (its passes=K option: the graph the
-// first K left, run unoptimized); each K is judged in this process as `tsrepro run` judges the
-// case, and the first whose verdict is the case's own (same_failure) names the pass. Where every
-// prefix runs right, the failure is in what runs after the passes (the executor's own
-// optimizations, the kernels), and the finding says so; it never guesses.
+// Where in the compiler a case fails (issue 54), by one of two searches, both judging each try in
+// this process as `tsrepro run` judges the case, the case's own failure kept (same_failure):
+//   a sequence of passes (ofi, nnc): the backend lists the passes it applies to the case
+//     (Backend::pass_applications) and stops after any K of them (its passes=K option: the graph the
+//     first K left, run unoptimized); the first K whose verdict is the case's names the pass. Where
+//     every prefix runs right, the failure is in what runs after the passes (the executor's own
+//     optimizations, the kernels), and the finding says so.
+//   PyTorch's CompilerBisector (inductor, aoti: Backend::compiler_bisect_plan, option bisect=...):
+//     its stages run instead of the backend, earliest first (Dynamo alone, with AOTAutograd, with
+//     decompositions; aoti: torch.export's program), the first that fails as the case does being
+//     the stage at fault, else the backend's own; then that stage's subsystems switched off one at
+//     a time in CompilerBisector's order, and the first whose switching off leaves the case running
+//     right is bisected to its application (the first k kept), as CompilerBisector.do_bisect does.
+// It never guesses: where nothing splits further, the finding says how far it got.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,14 +30,24 @@ namespace tsrepro {
 
 struct PassFinding {
   Verdict whole;                    // the case under the backend, all of it
-  std::vector<std::string> passes;  // the pass applications, in order (empty: none tsrepro can stop between)
+  std::vector<std::string> passes;  // sequence: the pass applications, in order (empty: none tsrepro can stop
+                                    // between); CompilerBisector: each bisect=... asked, in order
   std::optional<size_t> culprit;    // index into passes: the first after which the graph fails so
-  std::vector<Verdict> prefixes;    // the verdict after passes[0..k], for each k asked
-  size_t runs = 0;                  // cases judged, the whole backend's included
+                                    // (CompilerBisector: the try that named the culprit)
+  std::vector<Verdict> prefixes;    // the verdict of passes[k], for each k asked
+  std::string pass;                 // the pass named, short (ISSUE.md's title); empty where none is
+  size_t runs = 0;                  // cases judged (under PyTorch 2, compiles), the whole backend's included
   std::string finding;              // one sentence for people (ISSUE.md's "Bisected to: ...")
+  // CompilerBisector's result (its BisectionResult): the stage (a torch.compile backend, or aoti's
+  // export), the subsystem, the application at fault (from 1) of how many, what PyTorch says of it,
+  // and the TORCH_BISECT_* settings (or the config change) under which the case runs right.
+  std::string stage, subsystem, debug_info;
+  std::optional<size_t> application;
+  size_t applications = 0;
+  std::map<std::string, std::string> runs_right_with;
 };
 
-// Whether tsrepro can stop between `backend`'s passes: it takes passes=K (backends/backends.def).
+// Whether tsrepro can stop inside `backend`: it takes passes=K or bisect=... (backends/backends.def).
 bool splits_into_passes(const std::string& backend);
 // What is said of a backend it cannot split.
 std::string unsplit_finding(const std::string& backend);

@@ -3,6 +3,7 @@
 #include "tests/support/real_bugs.h"
 
 #include <algorithm>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -48,6 +49,8 @@ std::vector<RealBug> real_bugs_to_minify() {
         minified.push_back(under);
       }
     }
+  std::set<std::string> built;
+  for (RealBug& bug : minified) bug.builds_repro_cpp = built.insert(bug.backend).second;
   return minified;
 }
 

@@ -27,6 +27,8 @@ struct RealBug {
   bool cpu_dependent = false;
   // What `tsrepro explain --passes` names: a pass, "executor" (after all the passes), or "" (not checked).
   std::string bisected_to;
+  // Whether MinifyCliRealBug builds its minified repro.cpp (real_bugs_to_minify sets it).
+  bool builds_repro_cpp = true;
 
   std::string dir() const;  // examples/bugs/<name>/ (with the slash)
 };
@@ -44,5 +46,9 @@ std::vector<RealBug> all_real_bugs();
 std::vector<RealBug> real_bugs_here(const std::string& backend = "", const std::string& kind = "");
 // Those of real_bugs_here() that the tests minify (bugs.json: minified_by_the_tests), once under
 // their backend and once under each of also_under.
+// The bugs here that the tests minify, one entry per backend that shows it. Only the first of each
+// backend builds its repro.cpp: the backend's section is the same C++ for all of them (they differ
+// in the graph and inputs, which every repro.py run checks), and a repro.cpp build is the slowest
+// step of the test (40-60 s against libtorch 2.6).
 std::vector<RealBug> real_bugs_to_minify();
 }  // namespace tsrepro_test

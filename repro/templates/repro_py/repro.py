@@ -4,6 +4,8 @@
 # Seen with torch __TORCH_VERSION__, Python __PYTHON_VERSION__, __CXX_COMPILER__.  #[pt2_versions]
 # Command: __COMMAND__  #[command]
 # Its nodes came from: __NODE_ORIGINS__  #[origins]
+# Bisected to: __BISECTED__  #[bisected]
+# It runs right with PyTorch's CompilerBisector stopped just before that: __RUNS_RIGHT_WITH__ python3 repro.py  #[runs_right_with]
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 # The graph stays IR text (torch._C.parse_ir) here: __IR_FORM_REASON__.  #[ir_form_reason]
 import io  #[case_module]

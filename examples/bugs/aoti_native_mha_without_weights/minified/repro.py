@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 # [AOTI] aten::_native_multi_head_attention raises AttributeError while compiling under AOTInductor
-# Made by tsrepro 0.1.0 (libtorch 2.6.0, AMD EPYC); expected failure: exception (exception:compile:AttributeError: 'NoneType' object has no attribute 'get_name').
+# Made by tsrepro 0.1.0 (libtorch 2.6.0, Intel(R) Xeon(R) Processor); expected failure: exception (exception:compile:AttributeError: 'NoneType' object has no attribute 'get_name').
 # Seen with torch 2.6.0+debian, Python 3.13.5, gcc version 14.2.0.
-# Command: /tsrepro/sweep-bin/tsrepro minify /tmp/rebug/aoti_native_mha_without_weights/case --backend aoti -o /tmp/rebug/aoti_native_mha_without_weights/out --json
+# Command: /tsrepro/build/tsrepro minify /tmp/tmp.qanp2UDICy/aoti_native_mha_without_weights.case --backend aoti -o /tmp/tmp.qanp2UDICy/aoti_native_mha_without_weights.out -j 2
 # Its nodes came from: aten::_native_multi_head_attention at /tsrepro/src/examples/bugs/aoti_native_mha_without_weights/make_case.py:47 (node 2)
+# Bisected to: Inductor (before it, export runs right): it fails as the case does with each subsystem CompilerBisector switches off (its lowerings, joint-graph and post-grad passes, its config changes): the fault is past them (code generation, scheduling, the kernels), not split further
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import os
 import signal

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-# [inductor] aten::clamp returns wrong values under torch.compile with Inductor
-# Made by tsrepro 0.1.0 (libtorch 2.6.0, AMD EPYC); expected failure: accuracy (accuracy:float32).
+# [inductor] aten::clamp returns wrong values under torch.compile with Inductor (bisected to the decomposition of aten.clamp.default)
+# Made by tsrepro 0.1.0 (libtorch 2.6.0, Intel(R) Xeon(R) Processor); expected failure: accuracy (accuracy:float32).
 # Seen with torch 2.6.0+debian, Python 3.13.5, gcc version 14.2.0.
-# Command: /tsrepro/sweep-bin/tsrepro minify /tmp/rebug/inductor_clamp_int_float_bounds/case --backend inductor -o /tmp/rebug/inductor_clamp_int_float_bounds/out --json
+# Command: /tsrepro/build/tsrepro minify /tmp/tmp.qanp2UDICy/inductor_clamp_int_float_bounds.case --backend inductor -o /tmp/tmp.qanp2UDICy/inductor_clamp_int_float_bounds.out -j 2
 # Its nodes came from: aten::clamp at /tsrepro/src/examples/bugs/inductor_clamp_int_float_bounds/make_case.py:38 (bias, node 8)
+# Bisected to: the decomposition of aten.clamp.default: application 1 of 2 of CompilerBisector's aot_eager_decomp_partition subsystem decomposition (with none of them kept the case runs right; with this one too, it fails as it does); in the decompositions and the partitioner (backend aot_eager_decomp_partition, run eagerly) (before it, eager, aot_eager run right)
+# It runs right with PyTorch's CompilerBisector stopped just before that: TORCH_BISECT_BACKEND=aot_eager_decomp_partition TORCH_BISECT_MAX=-1 TORCH_BISECT_SUBSYSTEM=decomposition python3 repro.py
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import signal
 import sys

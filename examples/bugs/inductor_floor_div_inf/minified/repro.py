@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-# [inductor] aten::div returns wrong values under torch.compile with Inductor
-# Made by tsrepro 0.1.0 (libtorch 2.6.0, AMD EPYC); expected failure: accuracy (accuracy:float32).
+# [inductor] aten::div returns wrong values under torch.compile with Inductor (bisected to Inductor's lowering of aten.div.Scalar_mode)
+# Made by tsrepro 0.1.0 (libtorch 2.6.0, Intel(R) Xeon(R) Processor); expected failure: accuracy (accuracy:float32).
 # Seen with torch 2.6.0+debian, Python 3.13.5, gcc version 14.2.0.
-# Command: /tsrepro/sweep-bin/tsrepro minify /tmp/rebug/inductor_floor_div_inf/case --backend inductor -o /tmp/rebug/inductor_floor_div_inf/out --json
+# Command: /tsrepro/build/tsrepro minify /tmp/tmp.qanp2UDICy/inductor_floor_div_inf.case --backend inductor -o /tmp/tmp.qanp2UDICy/inductor_floor_div_inf.out -j 2
 # Its nodes came from: aten::div at /tsrepro/src/examples/bugs/inductor_floor_div_inf/make_case.py:37 (bins, node 1)
+# Bisected to: Inductor's lowering of aten.div.Scalar_mode (div): application 1 of 1 of CompilerBisector's inductor subsystem lowerings (with none of them kept the case runs right; with this one too, it fails as it does); in Inductor (before it, eager, aot_eager, aot_eager_decomp_partition run right)
+# It runs right with PyTorch's CompilerBisector stopped just before that: TORCH_BISECT_BACKEND=inductor TORCH_BISECT_MAX=-1 TORCH_BISECT_SUBSYSTEM=lowerings python3 repro.py
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import math
 import signal

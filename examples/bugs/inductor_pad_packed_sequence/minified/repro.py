@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-# [inductor] aten::_pad_packed_sequence raises torch._dynamo.exc.TorchRuntimeError while compiling under torch.compile with Inductor
-# Made by tsrepro 0.1.0 (libtorch 2.6.0, AMD EPYC); expected failure: exception (exception:compile:torch._dynamo.exc.TorchRuntimeError: Failed running call_function aten._pad_packed_sequence.default(*(FakeTensor(..., size=(N, N)), FakeTensor(..., size=(N,), dtype=torch.int64), True, N, N), **{}):).
+# [inductor] aten::_pad_packed_sequence raises torch._dynamo.exc.TorchRuntimeError while compiling under torch.compile with Inductor (bisected to Dynamo's capture)
+# Made by tsrepro 0.1.0 (libtorch 2.6.0, Intel(R) Xeon(R) Processor); expected failure: exception (exception:compile:torch._dynamo.exc.TorchRuntimeError: Failed running call_function aten._pad_packed_sequence.default(*(FakeTensor(..., size=(N, N)), FakeTensor(..., size=(N,), dtype=torch.int64), True, N, N), **{}):).
 # Seen with torch 2.6.0+debian, Python 3.13.5, gcc version 14.2.0.
-# Command: /tsrepro/sweep-bin/tsrepro minify /tmp/rebug/inductor_pad_packed_sequence/case --backend inductor -o /tmp/rebug/inductor_pad_packed_sequence/out --json
-# Its nodes came from: aten::_pad_packed_sequence at /tsrepro/src/examples/bugs/inductor_pad_packed_sequence/make_case.py:44 (node 82)
+# Command: /tsrepro/build/tsrepro minify /tmp/tmp.qanp2UDICy/inductor_pad_packed_sequence.case --backend inductor -o /tmp/tmp.qanp2UDICy/inductor_pad_packed_sequence.out -j 2
+# Its nodes came from: aten::_pad_packed_sequence at /tsrepro/src/examples/bugs/inductor_pad_packed_sequence/make_case.py:44 (node 51)
+# Bisected to: Dynamo's capture (torch.compile backend eager: the graph Dynamo captured, run eagerly): it fails as the case does; not split further
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import signal
 import sys

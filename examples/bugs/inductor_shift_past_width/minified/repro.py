@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-# [inductor] aten::bitwise_right_shift + aten::__and__ + aten::to return wrong values under torch.compile with Inductor
-# Made by tsrepro 0.1.0 (libtorch 2.6.0, AMD EPYC); expected failure: accuracy (accuracy:float32).
+# [inductor] aten::bitwise_right_shift + aten::__and__ + aten::to return wrong values under torch.compile with Inductor (bisected to Inductor's lowering of aten.bitwise_right_shift.Tensor)
+# Made by tsrepro 0.1.0 (libtorch 2.6.0, Intel(R) Xeon(R) Processor); expected failure: accuracy (accuracy:float32).
 # Seen with torch 2.6.0+debian, Python 3.13.5, gcc version 14.2.0.
-# Command: /tsrepro/sweep-bin/tsrepro minify /tmp/rebug/inductor_shift_past_width/case --backend inductor -o /tmp/rebug/inductor_shift_past_width/out --json
+# Command: /tsrepro/build/tsrepro minify /tmp/tmp.qanp2UDICy/inductor_shift_past_width.case --backend inductor -o /tmp/tmp.qanp2UDICy/inductor_shift_past_width.out -j 2
 # Its nodes came from: aten::bitwise_right_shift at /tsrepro/src/examples/bugs/inductor_shift_past_width/make_case.py:37 (bytes, node 1); aten::__and__ at /tsrepro/src/examples/bugs/inductor_shift_past_width/make_case.py:37 (bytes, node 2); aten::to at /tsrepro/src/examples/bugs/inductor_shift_past_width/make_case.py:38 (bytes, node 3)
+# Bisected to: Inductor's lowering of aten.bitwise_right_shift.Tensor (bitwise_right_shift): application 1 of 3 of CompilerBisector's inductor subsystem lowerings (with none of them kept the case runs right; with this one too, it fails as it does); in Inductor (before it, eager, aot_eager, aot_eager_decomp_partition run right)
+# It runs right with PyTorch's CompilerBisector stopped just before that: TORCH_BISECT_BACKEND=inductor TORCH_BISECT_MAX=-1 TORCH_BISECT_SUBSYSTEM=lowerings python3 repro.py
 # Exit 1: reproduced, 0: not, 2: cannot run here. Full harness: tsrepro run <case dir>.
 import signal
 import sys
