@@ -346,8 +346,13 @@ class Server:
         args = torch.load(request["inputs"], weights_only=False)
         route = self.route(request, args)
         with CompilerBisect(request["options"]) as bisect:
-            call, module, answer = self.backend(request["backend"]).compile(
-                route, inductor_config(request["options"]), request["options"], args, request["work"], request["seed"])
+            try:
+                call, module, answer = self.backend(request["backend"]).compile(
+                    route, inductor_config(request["options"]), request["options"], args, request["work"],
+                    request["seed"])
+            except Exception as error:
+                error.applications = bisect.applications  # a compile error's applications count as well
+                raise
         if bisect.subsystem and bisect.keep is not None:
             answer = {**answer, "applications": bisect.applications}
         self.programs[request["key"]] = Program(call, module, answer)
@@ -387,6 +392,8 @@ def failure(error, stage):
     kind = type(error)
     name = kind.__qualname__ if kind.__module__ == "builtins" else kind.__module__ + "." + kind.__qualname__
     answer = {"ok": False, "type": name, "message": str(error).strip() or repr(error), "stage": stage}
+    if getattr(error, "applications", None) is not None:
+        answer["applications"] = error.applications
     # Where in the module form it was raised, if it was: the line of forward that says which op.
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.endswith("model.py")]
     if frames:

@@ -404,11 +404,7 @@ std::optional<std::vector<c10::IValue>> Pt2Case::run_eager() {
   return eager_outputs_;
 }
 
-Pt2Compilation Pt2Case::compile() {
-  Pt2Compilation compilation;
-  compilation.key = key_;
-  compilation.packed = packed_;
-  compilation.lifted = input_.lifted;
+json Pt2Case::ask_compile() {
   const fs::path dir = fs::path(work_directory().path()) / key_;
   const bool held = compile_server().ask({{"op", "has"}, {"key", key_}}).value("has", false);
   if (!held) write_model_files();
@@ -420,13 +416,27 @@ Pt2Compilation Pt2Case::compile() {
                   {"work", dir.string()},
                   {"options", options_json(options_)},
                   {"seed", kRunSeed}});
-  const json answer = checked(compile_server().ask(request), route_is_the_subject_);
-  take_answer(answer, compilation);
+  json answer = compile_server().ask(request);
   // Read by the compile only, and as large as the model's weights: a minify compiles hundreds.
   for (const char* name : {"model.py", "state.pt", "case_module.pt", "sample_inputs.pt"})
     remove_tree((dir / name).string());
   files_written_ = false;
+  return answer;
+}
+
+Pt2Compilation Pt2Case::compile() {
+  Pt2Compilation compilation;
+  compilation.key = key_;
+  compilation.packed = packed_;
+  compilation.lifted = input_.lifted;
+  take_answer(checked(ask_compile(), route_is_the_subject_), compilation);
   return compilation;
+}
+
+std::vector<std::string> Pt2Case::subsystem_applications() {
+  const json answer = ask_compile();
+  if (!answer.contains("applications")) checked(answer, route_is_the_subject_);  // a failure before any
+  return answer.value("applications", std::vector<std::string>());
 }
 
 std::optional<std::vector<c10::IValue>> Pt2Backend::run_received_model(const BackendInput& input,
@@ -461,7 +471,7 @@ std::vector<std::string> Pt2Backend::pass_applications(const BackendInput& input
                                                        const std::vector<c10::IValue>& sample) {
   const auto bisect = options_.find("bisect");
   if (bisect == options_.end() || std::count(bisect->second.begin(), bisect->second.end(), ':') != 2) return {};
-  return pt2_case(input, sample).compile().applications;
+  return pt2_case(input, sample).subsystem_applications();
 }
 
 Pt2Case& Pt2Backend::pt2_case(const BackendInput& input, const std::vector<c10::IValue>& sample) {

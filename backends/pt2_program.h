@@ -23,6 +23,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "backends/eager_module.h"
 #include "tsrepro/backend.h"
 
@@ -83,9 +85,14 @@ class Pt2Case {
   std::optional<std::vector<c10::IValue>> run_eager();
   // Compiles: throws RouteFailure where the route failed, ForeignError where the compiler did.
   Pt2Compilation compile();
+  // Under bisect=STAGE:SUBSYSTEM:KEEP, what the subsystem did while compiling, whether or not the
+  // compile failed (a compile error's applications count as well).
+  std::vector<std::string> subsystem_applications();
 
  private:
   void write_model_files();
+  // The compile request's answer, unchecked.
+  nlohmann::json ask_compile();
   std::vector<std::string> attribute_names() const;
 
   std::string backend_;

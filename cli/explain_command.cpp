@@ -188,7 +188,8 @@ class ExplainCommand : public Command {
     cmd->add_flag("--json", options_.json, "print the tables as one JSON object");
     cmd->add_flag("--passes", options_.passes,
                   "say after which of the backend's passes the case fails as it does (the case's recorded "
-                  "backend unless --backend)");
+                  "backend unless --backend; under PyTorch 2, by PyTorch's CompilerBisector: the stage, the "
+                  "subsystem and its application)");
     cmd->add_flag("--fake-inputs", options_.fake_inputs, "use seeded fake inputs of the recorded shapes");
     cmd->add_option("--seed", options_.seed, "seed of the fake inputs");
     add_load_library_flag(*cmd, invocation.libraries);

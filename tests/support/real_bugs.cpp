@@ -46,6 +46,7 @@ std::vector<RealBug> real_bugs_to_minify() {
       for (const std::string& backend : bug.also_under) {
         RealBug under = bug;
         under.backend = backend;
+        under.bisected_to.clear();  // its pass under the bug's own backend, which this is not
         minified.push_back(under);
       }
     }
