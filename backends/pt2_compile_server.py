@@ -26,8 +26,9 @@
 #       -> {"ok": true, ...the backend's answer}
 #   {"op": "run", "key", "inputs", "outputs", "seed"} -> {"ok": true}, outputs torch.save'd
 #   {"op": "bisect_plan", "backend"} -> {"ok": true, "stages": [...], "last": "inductor",
-#       "subsystems": [{"stage", "name", "counted"}]}: what `tsrepro explain --passes` may switch in
-#       the backend's compile (CompilerBisect below; the backend's compile.py says its stages)
+#       "subsystems": [{"stage", "name", "counted"[, "within"]}], "texts": {stage: words},
+#       "applications": {subsystem: words}}: what `tsrepro explain --passes` may switch in the
+#       backend's compile (CompilerBisect below; the backend's compile.py says its stages)
 #   any failure -> {"ok": false, "type": "module.Class", "message": "...", "stage": "..."}, where
 #   stage says what failed: "route" (making the model: export's tracing, the converter) or
 #   "backend" (the compiler itself)
@@ -175,6 +176,11 @@ class CompilerBisect:
     decomposed, the pass, the node lowered): tsrepro's search counts them and names the one at fault.
     CompilerBisector's own do_bisect is not used: its test is a Python callable, and the verdict (the
     same failure as the case, under the case's tolerances) is the C++ runner's."""
+
+    # What one application of a counted subsystem is, for people: the words before its debug info.
+    APPLICATION_TEXTS = {"lowerings": "Inductor's lowering of", "decomposition": "the decomposition of",
+                         "joint_graph_passes": "Inductor's joint-graph pass",
+                         "post_grad_passes": "Inductor's post-grad pass"}
 
     def __init__(self, options):
         parts = options.get("bisect", "").split(":") if options.get("bisect") else []
@@ -363,7 +369,9 @@ class Server:
         return {"ok": True, **answer}
 
     def bisect_plan(self, request):
-        return {"ok": True, **self.backend(request["backend"]).bisect_plan()}
+        plan = self.backend(request["backend"]).bisect_plan()
+        plan["applications"] = CompilerBisect.APPLICATION_TEXTS
+        return {"ok": True, **plan}
 
     def run(self, request):
         torch = self.torch

@@ -461,6 +461,8 @@ std::optional<CompilerBisectPlan> Pt2Backend::compiler_bisect_plan() {
   CompilerBisectPlan plan;
   plan.stages = answer.at("stages").get<std::vector<std::string>>();
   plan.last = answer.at("last").get<std::string>();
+  plan.texts = answer.value("texts", std::map<std::string, std::string>());
+  plan.application_texts = answer.value("applications", std::map<std::string, std::string>());
   for (const json& s : answer.at("subsystems"))
     plan.subsystems.push_back({s.at("stage").get<std::string>(), s.at("name").get<std::string>(),
                                s.at("counted").get<bool>(), s.value("within", s.at("stage").get<std::string>())});

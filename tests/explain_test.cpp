@@ -249,8 +249,8 @@ class ExplainPassesRealBug : public ::testing::TestWithParam<RealBug> {};
 
 // A PyTorch 2 bug, asked on its committed minified case (examples/bugs/NAME/minified/, a few nodes:
 // every try is a compile), as minify asks it of the case it minified: CompilerBisector's stages and
-// subsystems (runner/explain/pass_bisect.h). bisected_to is the start of the pass named, or of the
-// finding where the search names none.
+// subsystems, or export's converter against torch.export of the module form (runner/explain/pass_bisect.h). bisected_to
+// is the start of the pass named, or of the finding where the search names none.
 void expect_compiler_bisector_finding(const RealBug& bug) {
   const Result r = tsrepro({"explain", "--passes", bug.dir() + "minified", "--json"}, {"", 900});
   ASSERT_EQ(r.exit_code, 0) << r.describe();
@@ -271,7 +271,8 @@ void expect_compiler_bisector_finding(const RealBug& bug) {
 
 TEST_P(ExplainPassesRealBug, NamesThePassTheFailureStartsAt) {
   const RealBug bug = GetParam();
-  if (bug.backend == "inductor" || bug.backend == "aoti") return expect_compiler_bisector_finding(bug);
+  if (bug.backend == "inductor" || bug.backend == "aoti" || bug.backend == "export")
+    return expect_compiler_bisector_finding(bug);
   TempDir tmp;
   const std::string case_dir = tmp / "case";
   ASSERT_EQ(tsrepro(import_args(bug.dir() + "model.pt", bug.dir() + "inputs.pt", case_dir)).exit_code, 0);

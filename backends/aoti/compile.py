@@ -29,4 +29,5 @@ def bisect_plan():
                       for s in BACKENDS["aot_eager_decomp_partition"] if s.name == "decomposition"]
     return {"stages": ["export"], "last": "inductor",
             "subsystems": decompositions + [{"stage": "inductor", "name": s.name, "counted": isinstance(s, BisectSubsystem)}
-                                            for s in BACKENDS["inductor"]]}
+                                            for s in BACKENDS["inductor"]],
+            "texts": {"export": "torch.export (the ExportedProgram run eagerly)", "inductor": "Inductor"}}

@@ -23,7 +23,12 @@ class ExportBackend : public Pt2Backend {
   using Pt2Backend::Pt2Backend;
   std::optional<CompilerBisectPlan> compiler_bisect_plan() override {
     if (route() != Pt2Route::Converter) return std::nullopt;  // torch.export alone: nothing to split
-    return CompilerBisectPlan{{"module"}, "converter", {}};
+    CompilerBisectPlan plan;
+    plan.stages = {"module"};
+    plan.last = "converter";
+    plan.texts = {{"module", "torch.export of the case's eager module form (no converter), run eagerly"},
+                  {"converter", "PyTorch's TorchScript converter (TS2EPConverter)"}};
+    return plan;
   }
   std::vector<std::string> pass_applications(const BackendInput&, const std::vector<c10::IValue>&) override {
     return {};

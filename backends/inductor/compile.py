@@ -70,4 +70,10 @@ def bisect_plan():
     stages = [name for name in BACKENDS if name not in ("inductor", "aot_eager_decomp_partition_crossref")]
     return {"stages": stages, "last": "inductor",
             "subsystems": [{"stage": stage, "name": s.name, "counted": isinstance(s, BisectSubsystem)}
-                           for stage in stages + ["inductor"] for s in BACKENDS[stage]]}
+                           for stage in stages + ["inductor"] for s in BACKENDS[stage]],
+            "texts": {"eager": "Dynamo's capture (torch.compile backend eager: the graph Dynamo captured, run eagerly)",
+                      "aot_eager": "AOTAutograd's trace (backend aot_eager: Dynamo's graph through AOTAutograd, "
+                                   "run eagerly)",
+                      "aot_eager_decomp_partition": "the decompositions and the partitioner (backend "
+                                                    "aot_eager_decomp_partition, run eagerly)",
+                      "inductor": "Inductor"}}

@@ -52,7 +52,9 @@ struct CompilerBisectPlan {
     bool counted = false;     // its applications are counted and kept to a first few; else a config change
     std::string within;       // the stage of the plan whose compile it is tried in (mostly `stage`)
   };
-  std::vector<Subsystem> subsystems;  // each stage's, in CompilerBisector's order
+  std::vector<Subsystem> subsystems;                     // each stage's, in CompilerBisector's order
+  std::map<std::string, std::string> texts;              // what each stage is, for people (a finding's words)
+  std::map<std::string, std::string> application_texts;  // a counted subsystem's: the words before its debug info
 };
 
 class Backend {

@@ -91,28 +91,17 @@ void search_pass_sequence(Judge& judge, const RunSpec& spec, std::vector<std::st
                         "not split further";
 }
 
-// What a stage of PyTorch 2's compile is, for people (CompilerBisector's backend names, aoti's export).
-std::string stage_text(const std::string& stage) {
-  static const std::map<std::string, std::string> known{
-      {"eager", "Dynamo's capture (torch.compile backend eager: the graph Dynamo captured, run eagerly)"},
-      {"aot_eager", "AOTAutograd's trace (backend aot_eager: Dynamo's graph through AOTAutograd, run eagerly)"},
-      {"aot_eager_decomp_partition",
-       "the decompositions and the partitioner (backend aot_eager_decomp_partition, run eagerly)"},
-      {"export", "torch.export (the ExportedProgram run eagerly)"},
-      {"module", "torch.export of the case's eager module form (no converter), run eagerly"},
-      {"converter", "PyTorch's TorchScript converter (TS2EPConverter)"},
-      {"inductor", "Inductor"}};
-  const auto found = known.find(stage);
-  return found == known.end() ? stage : found->second;
+// What a stage is, for people, as the backend's plan says (its name where the plan says nothing).
+std::string stage_text(const CompilerBisectPlan& plan, const std::string& stage) {
+  const auto found = plan.texts.find(stage);
+  return found == plan.texts.end() ? stage : found->second;
 }
 
 // The pass an application of a subsystem is, for people and for titles (the part before " (").
-std::string application_text(const std::string& subsystem, const std::string& debug_info) {
-  if (subsystem == "lowerings") return "Inductor's lowering of " + debug_info;
-  if (subsystem == "decomposition") return "the decomposition of " + debug_info;
-  if (subsystem == "joint_graph_passes") return "Inductor's joint-graph pass " + debug_info;
-  if (subsystem == "post_grad_passes") return "Inductor's post-grad pass " + debug_info;
-  return subsystem + " " + debug_info;
+std::string application_text(const CompilerBisectPlan& plan, const std::string& subsystem,
+                             const std::string& debug_info) {
+  const auto found = plan.application_texts.find(subsystem);
+  return (found == plan.application_texts.end() ? subsystem : found->second) + " " + debug_info;
 }
 
 // One bisect=... try: `point` in the backend's options.
@@ -124,7 +113,8 @@ RunSpec bisect_try(const RunSpec& spec, const std::string& point) {
 
 // A counted subsystem that fixes the case when switched off: the first k of its applications kept,
 // bisected to the smallest k that fails (k = 0 runs right, known; all of them fail, as the case).
-void bisect_applications(Judge& judge, const RunSpec& spec, const CompilerBisectPlan::Subsystem& sub) {
+void bisect_applications(Judge& judge, const RunSpec& spec, const CompilerBisectPlan& plan,
+                         const CompilerBisectPlan::Subsystem& sub) {
   PassFinding& f = judge.f;
   const std::string prefix = sub.stage + ":" + sub.name + ":";
   ++f.runs;  // the compile that counts them
@@ -148,7 +138,7 @@ void bisect_applications(Judge& judge, const RunSpec& spec, const CompilerBisect
   }
   f.application = wrong;
   f.debug_info = applications[wrong - 1];
-  f.pass = application_text(sub.name, f.debug_info);
+  f.pass = application_text(plan, sub.name, f.debug_info);
   f.runs_right_with = {{"TORCH_BISECT_BACKEND", sub.stage},
                        {"TORCH_BISECT_SUBSYSTEM", sub.name},
                        {"TORCH_BISECT_MAX", std::to_string(static_cast<long>(wrong) - 2)}};
@@ -182,14 +172,14 @@ void search_compiler_stages(Judge& judge, const RunSpec& spec, const CompilerBis
     f.subsystem = sub.name;
     f.culprit = f.passes.size() - 1;
     if (sub.counted) {
-      bisect_applications(judge, spec, sub);
-      if (!f.pass.empty()) f.finding += "; in " + stage_text(f.stage) + earlier;
+      bisect_applications(judge, spec, plan, sub);
+      if (!f.pass.empty()) f.finding += "; in " + stage_text(plan, f.stage) + earlier;
       return;
     }
     // A config change (CompilerBisector's BinarySubsystem): applying it makes the case run right.
     f.pass = "CompilerBisector's " + sub.name;
     f.runs_right_with = {{"TORCH_BISECT_BACKEND", sub.stage}, {"TORCH_BISECT_SUBSYSTEM", sub.name}};
-    f.finding = f.pass + ": with " + stage_text(f.stage) + "'s config change " + sub.name +
+    f.finding = f.pass + ": with " + stage_text(plan, f.stage) + "'s config change " + sub.name +
                 " applied the case runs right" + earlier;
     return;
   }
@@ -199,15 +189,15 @@ void search_compiler_stages(Judge& judge, const RunSpec& spec, const CompilerBis
                   [&](const CompilerBisectPlan::Subsystem& sub) { return sub.within == f.stage; });
   // "bisected to Inductor" would tell an Inductor bug's reader nothing: the last stage is named only
   // where it has no subsystems to have tried (export's converter).
-  if (!is_last || !has_subsystems) f.pass = stage_text(f.stage);
+  if (!is_last || !has_subsystems) f.pass = stage_text(plan, f.stage);
   if (is_last && !has_subsystems) {  // export's converter: the other way in runs right
     std::string others;
-    for (const std::string& stage : right_stages) others += (others.empty() ? "" : "; ") + stage_text(stage);
-    f.finding = stage_text(f.stage) + ": the case runs right through " + others +
+    for (const std::string& stage : right_stages) others += (others.empty() ? "" : "; ") + stage_text(plan, stage);
+    f.finding = stage_text(plan, f.stage) + ": the case runs right through " + others +
                 ", and fails as it does through this; not split further";
     return;
   }
-  f.finding = stage_text(f.stage) + earlier + ": it fails as the case does" +
+  f.finding = stage_text(plan, f.stage) + earlier + ": it fails as the case does" +
               (!has_subsystems ? "; not split further"
                : is_last       ? " with each subsystem CompilerBisector switches off (its lowerings, joint-graph and "
                                  "post-grad passes, its config changes): the fault is past them (code generation, "
