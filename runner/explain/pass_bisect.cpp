@@ -177,8 +177,9 @@ void search_compiler_stages(Judge& judge, const RunSpec& spec, const CompilerBis
       return;
     }
     // A config change (CompilerBisector's BinarySubsystem): applying it makes the case run right.
+    // No runs_right_with: CompilerBisector's variables alone do not apply a config change (it reads
+    // the change from its state files, which only its own bisection writes); the finding names it.
     f.pass = "CompilerBisector's " + sub.name;
-    f.runs_right_with = {{"TORCH_BISECT_BACKEND", sub.stage}, {"TORCH_BISECT_SUBSYSTEM", sub.name}};
     f.finding = f.pass + ": with " + stage_text(plan, f.stage) + "'s config change " + sub.name +
                 " applied the case runs right" + earlier;
     return;
