@@ -10,10 +10,12 @@
 #include <torch/cuda.h>
 #include <torch/csrc/jit/serialization/pickle.h>
 #include <torch/script.h>
+#include <torch/csrc/jit/jit_log.h>
 #include <torch/csrc/jit/passes/canonicalize.h>
 #include <torch/csrc/jit/passes/frozen_conv_add_relu_fusion.h>
 #include <torch/csrc/jit/passes/frozen_linear_transpose.h>
 
+#include "backends/executor_passes.h"
 #include "backends/ofi/pass_sequence.h"
 #include "runner/exec/evaluate.h"
 #include "runner/import/import.h"
@@ -305,6 +307,89 @@ def forward(self, x):
     freeze_pass_by_pass(m.clone(), options, three);
     EXPECT_EQ(three.applied(), std::vector<std::string>(applied.begin(), applied.begin() + 3));
   }
+}
+
+// The profiling executor split at its passes (backends/executor_passes.h): the graph each logged
+// pass left, parsed back from the JIT log and run by the interpreter, then each fusion group's kernel.
+// On cases no pass breaks, every stop computes what the interpreter computes, control flow and
+// several outputs included; nnc's stops run through its fuser and its kernels; and libtorch's
+// logging is left as it was found.
+TEST(ExecutorPasses, EveryStopOfAPassingCaseRunsRight) {
+  const std::string levels_before = torch::jit::get_jit_logging_levels();
+  for (const char* example : {"elementwise_chain_scripted", "control_flow_scripted", "multi_output_scripted"}) {
+    Case c = example_case(example);
+    auto eager = make_backend("eager", {})->prepare(backend_input(c), {});
+    const std::vector<c10::IValue> expected = eager->run(clone_values(*c.values));
+    for (const char* backend : {"jit", "nnc"}) {
+      SCOPED_TRACE(std::string(example) + " under " + backend);
+      const std::vector<std::string> stops =
+          make_backend(backend, {})->pass_applications(backend_input(c), clone_values(*c.values));
+      ASSERT_GE(stops.size(), 2u);
+      const auto stop_named = [&](const std::string& start) {
+        return std::any_of(stops.begin(), stops.end(), [&](const std::string& s) { return s.rfind(start, 0) == 0; });
+      };
+      EXPECT_TRUE(stop_named("the profiling executor's final passes"));
+      if (std::string(backend) == "nnc" && std::string(example) == "elementwise_chain_scripted") {
+        EXPECT_TRUE(stop_named("Fusion (in runNoGradOptimizations)")) << "the fuser's pass changes the graph";
+        EXPECT_TRUE(stop_named("NNC's kernel of fusion group 1 (")) << "its kernel";
+      }
+      for (size_t k = 1; k <= stops.size(); ++k) {
+        SCOPED_TRACE("stop " + std::to_string(k) + ": " + stops[k - 1]);
+        auto stopped = make_backend(backend, {{"passes", std::to_string(k)}})
+                           ->prepare(backend_input(c), clone_values(*c.values));
+        const CompareResult same =
+            compare_outputs(expected, stopped->run(clone_values(*c.values)), nullptr, CompareOptions{});
+        EXPECT_TRUE(same.same) << stops[k - 1];
+      }
+    }
+  }
+  EXPECT_EQ(torch::jit::get_jit_logging_levels(), levels_before);
+}
+
+// A log read as libtorch writes it: the case's own executor only (an executor compiled meanwhile
+// runs the no-optimization pipeline), a pass that changed nothing left out, and where the log
+// stops inside the pipelines, the pass that was running.
+TEST(ExecutorPasses, TheLogNamesEachPassThatChangedTheGraph) {
+  const std::string log =
+      "[DEBUG profiling_graph_executor_impl.cpp:600] Running ProfilingGraphExecutorImpl 0x1\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:522] Before inlining (beginning of "
+      "runProfilingInsensitiveOptimizations)\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:522] graph(%x : Tensor):\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:522]   return (%x)\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:530] After inlining, before ClearProfilingInformation\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:530] graph(%x : Tensor):\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:530]   return (%x)\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:556] After EliminateDeadCode, before DecomposeOps\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:556] graph(%y : Tensor):\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:556]   return (%y)\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:600] Running ProfilingGraphExecutorImpl 0x2\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:607] Before LowerGradOf (beginning of runNooptPassPipeline)\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:607] graph(%z : Tensor):\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:607]   return (%z)\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:610] After LowerGradOf, before RemoveExpands\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:610] graph(%w : Tensor):\n"
+      "[DEBUG profiling_graph_executor_impl.cpp:610]   return (%w)\n";
+  const ExecutorLog read = read_executor_log(log);
+  ASSERT_EQ(read.passes.size(), 1u);
+  EXPECT_EQ(read.passes[0].pass, "EliminateDeadCode");
+  EXPECT_EQ(read.passes[0].pipeline, "runProfilingInsensitiveOptimizations");
+  EXPECT_FALSE(read.finished);
+  EXPECT_EQ(read.next, "DecomposeOps (in runProfilingInsensitiveOptimizations)");
+  // A printed fusion group is inlined where it is called; a profiling node is dropped.
+  const auto graph = runnable_logged_graph(
+      "graph(%x : Float(2, strides=[1], requires_grad=0, device=cpu)):\n"
+      "  %p : Tensor = prim::profile[profiled_type=Float(2, strides=[1], requires_grad=0, device=cpu)](%x)\n"
+      "  %y : Tensor = prim::TensorExprGroup_0(%p)\n"
+      "  return (%y)\n"
+      "with prim::TensorExprGroup_0 = graph(%a : Tensor):\n"
+      "  %b : Tensor = aten::relu(%a)\n"
+      "  return (%b)\n");
+  const std::string text = graph->toString(false);
+  EXPECT_NE(text.find("aten::relu(%x"), std::string::npos) << text;
+  EXPECT_EQ(text.find("TensorExprGroup"), std::string::npos) << text;
+  EXPECT_EQ(text.find("prim::profile"), std::string::npos) << text;
+  EXPECT_THROW(runnable_logged_graph("graph():\n  %c : Tensor = prim::Constant[value=<Tensor>]()\n  return (%c)\n"),
+               std::runtime_error);
 }
 
 }  // namespace

@@ -2,8 +2,8 @@
 // nnc's options (--backend-opt), read once for the runner (backend.cpp) and the writers
 // (section.cpp): inline=0|1 (fusion-group inlining; 0 also lets single-op groups form),
 // dynamic_shapes=0|1, reductions=0|1, strategy=static|dynamic; passes=K (`tsrepro explain
-// --passes`): the profiling executor's optimized graph with its first K-1 fusion groups fused and
-// the others inlined, run in the interpreter (K=1: its graph passes without NNC's kernels).
+// --passes`): the case as the K-th stop of the executor left it, its graph passes one by one, then
+// its fusion groups' kernels one by one (backends/executor_passes.h).
 
 #include <optional>
 #include <string>

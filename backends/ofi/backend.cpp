@@ -8,7 +8,8 @@
 // Options (backends/ofi/options.h): numerics=0|1 (freeze's optimize_numerics); mkldnn=0 skips
 // ConvertFrozenOpsToMKLDNN, a debugging knob with no public-API equivalent (optimize_for_inference
 // always converts); passes=K stops after the first K pass applications of pass_sequence.h and
-// runs the frozen graph in the interpreter, unoptimized: `tsrepro explain --passes` asks, for each
+// runs the frozen graph in the interpreter, unoptimized, or past them, at the profiling executor's
+// stops on the frozen graph (backends/executor_passes.h): `tsrepro explain --passes` asks, for each
 // K, whether the graph the passes left already fails as the case does.
 
 #include <torch/script.h>
@@ -18,6 +19,7 @@
 
 #include "backends/builtin.h"
 #include "backends/case_module.h"
+#include "backends/executor_passes.h"
 #include "backends/ofi/options.h"
 #include "backends/ofi/pass_sequence.h"
 #include "backends/profiling_executor.h"
@@ -71,9 +73,14 @@ class OfiBackend : public Backend {
     if (options_.passes) {
       PassBudget budget(*options_.passes);
       torch::jit::Module frozen = freeze_pass_by_pass(module_of_case(input, sample, packed), options_, budget);
-      return std::make_unique<FrozenGraph>(frozen.deepcopy(),
-                                           interpret_graph(frozen.get_method("forward").graph()->copy()),
-                                           input.lifted, packed);
+      auto graph = frozen.get_method("forward").graph()->copy();
+      if (budget.applied().size() == *options_.passes)  // stopped inside freezing: the frozen graph, unoptimized
+        return std::make_unique<FrozenGraph>(frozen.deepcopy(), interpret_graph(graph), input.lifted, packed);
+      // Past freezing: the profiling executor's stops on the frozen graph.
+      const size_t stop = *options_.passes - budget.applied().size();
+      auto inner = prepare_executor_stop(graph, FrozenGraph::method_inputs(frozen, sample, input.lifted),
+                                         JitSwitches{}, stop);
+      return std::make_unique<FrozenGraph>(frozen.deepcopy(), std::move(inner), input.lifted, packed);
     }
     torch::jit::Module frozen = frozen_and_optimized(module_of_case(input, sample, packed));
     torch::jit::Module pristine = frozen.deepcopy();
@@ -87,13 +94,20 @@ class OfiBackend : public Backend {
                                              const std::vector<c10::IValue>& sample) override {
     bool packed = false;
     PassBudget all;
+    torch::jit::Module frozen;
     try {
-      freeze_pass_by_pass(module_of_case(input, sample, packed), options_, all);
+      frozen = freeze_pass_by_pass(module_of_case(input, sample, packed), options_, all);
     } catch (const std::exception&) {
       // A pass that raises (the MKLDNN conversion's isDouble() assert) ends the list: it is the
       // last one there is, and the prefix that ends with it fails as the case does.
+      return all.applied();
     }
-    return all.applied();
+    // Then the profiling executor's, on the frozen graph.
+    std::vector<std::string> stops = all.applied();
+    for (std::string& stop : executor_stops(frozen.get_method("forward").graph()->copy(),
+                                            FrozenGraph::method_inputs(frozen, sample, input.lifted), JitSwitches{}))
+      stops.push_back(std::move(stop));
+    return stops;
   }
 
   // `torch.jit.optimize_for_inference(torch.jit.freeze(model.eval()))`, then the frozen forward's calls.

@@ -76,7 +76,7 @@ void search_pass_sequence(Judge& judge, const RunSpec& spec, std::vector<std::st
       f.culprit = k;
       f.pass = passes[k];
       f.finding = passes[k] + " (pass " + std::to_string(k + 1) + " of " + std::to_string(passes.size()) + " of " +
-                  spec.backend + "): the graph is right until it runs, and fails as the case does after it";
+                  spec.backend + "): the case runs right up to it, and fails as it does from it on";
       return;
     }
   }
@@ -84,8 +84,8 @@ void search_pass_sequence(Judge& judge, const RunSpec& spec, std::vector<std::st
       std::none_of(f.prefixes.begin(), f.prefixes.end(), [](const Verdict& v) { return v.failed(); });
   f.finding = all_right
                   ? "after all " + std::to_string(passes.size()) + " of " + spec.backend +
-                        "'s passes the graph runs right unoptimized: the failure is in its executor's run of it " +
-                        "(the profiling executor's own passes, or its kernels)"
+                        "'s passes the graph runs right in the interpreter: the failure is in what runs it, "
+                        "past every stop tsrepro has (not split further)"
                   : "no prefix of " + spec.backend + "'s " + std::to_string(passes.size()) +
                         " passes fails as the case does, and some fail otherwise (--json lists each): "
                         "not split further";

@@ -1,11 +1,11 @@
 #pragma once
 // Where in the compiler a case fails (issue 54), by one of two searches, both judging each try in
 // this process as `tsrepro run` judges the case, the case's own failure kept (same_failure):
-//   a sequence of passes (ofi, nnc): the backend lists the passes it applies to the case
-//     (Backend::pass_applications) and stops after any K of them (its passes=K option: the graph the
-//     first K left, run unoptimized); the first K whose verdict is the case's names the pass. Where
-//     every prefix runs right, the failure is in what runs after the passes (the executor's own
-//     optimizations, the kernels), and the finding says so.
+//   a sequence of passes (jit, nnc, ofi): the backend lists the passes it applies to the case
+//     (Backend::pass_applications: freezing's, the profiling executor's graph passes from its JIT
+//     log, NNC's kernels) and stops after any K of them (its passes=K option: the graph the first K
+//     left, run by the interpreter); the first K whose verdict is the case's names the pass. Where
+//     every prefix runs right, the failure is past every stop, and the finding says so.
 //   PyTorch's CompilerBisector (inductor, aoti: Backend::compiler_bisect_plan, option bisect=...):
 //     its stages run instead of the backend, earliest first (Dynamo alone, with AOTAutograd, with
 //     decompositions; aoti: torch.export's program), the first that fails as the case does being

@@ -25,7 +25,7 @@ struct RealBug {
   // true: it shows on some CPUs of its libtorch line only (bugs.json's cpu_dependent), so where it
   // should be here its repro.py may exit 0 as well as 1 (never 2).
   bool cpu_dependent = false;
-  // What `tsrepro explain --passes` names: a pass, "executor" (after all the passes), or "" (not checked).
+  // What `tsrepro explain --passes` names: the start of the pass's name, or "" (not checked).
   std::string bisected_to;
   // Whether MinifyCliRealBug builds its minified repro.cpp (real_bugs_to_minify sets it).
   bool builds_repro_cpp = true;
