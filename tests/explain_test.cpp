@@ -3,6 +3,7 @@
 // (tests/fixtures/autograd_sequence.py).
 
 #include <algorithm>
+#include <filesystem>
 #include <set>
 #include <utility>
 
@@ -246,6 +247,13 @@ std::vector<RealBug> bugs_with_a_named_pass() {
   return named;
 }
 
+std::vector<RealBug> bugs_with_a_named_pass_under(const std::string& backend) {
+  std::vector<RealBug> under;
+  for (const RealBug& bug : bugs_with_a_named_pass())
+    if (bug.backend == backend) under.push_back(bug);
+  return under;
+}
+
 class ExplainPassesRealBug : public ::testing::TestWithParam<RealBug> {};
 
 // A PyTorch 2 bug, asked on its committed minified case (examples/bugs/NAME/minified/, a few nodes:
@@ -267,6 +275,27 @@ void expect_compiler_bisector_finding(const RealBug& bug) {
   if (f["subsystem"].is_string() && f.value("bisect_number", json()).is_number()) {
     EXPECT_EQ(f["runs_right_with"].value("TORCH_BISECT_SUBSYSTEM", ""), f["subsystem"]) << r.out;
     EXPECT_NE(f["debug_info"].get<std::string>(), "") << r.out;
+  }
+  // export lowered to core ATen (decompose=1) has run_decompositions as its last stage; a converter
+  // bug is still the converter's: torch.export of the module form, then the converter route, each
+  // undecomposed, and it fails at the second. Asked of the first export bug (each try a compile).
+  if (bug.backend == "export" && bug.name == bugs_with_a_named_pass_under("export").front().name) {
+    const Result lowered = tsrepro({"explain", "--passes", bug.dir() + "minified", "--backend", "export",
+                                    "--backend-opt", "decompose=1", "--json"},
+                                   {"", 900});
+    ASSERT_EQ(lowered.exit_code, 0) << lowered.describe();
+    const json l = lowered.stdout_json();
+    EXPECT_EQ(l["passes"], json::array({"module", "converter"})) << lowered.out;
+    EXPECT_EQ(l["stage"], "converter") << lowered.out;
+    EXPECT_EQ(l.value("pass", std::string()).rfind(bug.bisected_to, 0), 0u) << lowered.out;
+    // Its repro.py lowers the program as the backend did, and reproduces with stock PyTorch.
+    TempDir tmp;
+    std::filesystem::copy(bug.dir() + "minified", tmp / "case");
+    ASSERT_EQ(tsrepro({"run", tmp / "case", "--backend", "export", "--backend-opt", "decompose=1", "--save-repro"})
+                  .exit_code,
+              1);
+    EXPECT_NE(read_text(tmp / "case/repro.py").find("program = program.run_decompositions()"), std::string::npos);
+    EXPECT_EQ(run_cmd(kPython, {tmp / "case/repro.py"}, {"", 300}).exit_code, 1);
   }
 }
 

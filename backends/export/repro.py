@@ -11,5 +11,6 @@ def __ROLE__(__PARAMETERS__):  # export
     program = draft_export(Repro().to(__DEVICE__), tuple(fresh(inputs)))  #[draft_export]
     program = program[0] if isinstance(program, tuple) else program  # 2.6 returns (program, report)  #[draft_export]
     program = torch.export.export(program.module(), tuple(fresh(inputs)), strict=False)  # its runtime checks decide the guards  #[draft_export]
+    program = program.run_decompositions()  # lowered to core ATen  #[decomposed]
     torch.manual_seed(RUN_SEED)  #[random]
     return program.module()(*inputs)

@@ -1,6 +1,7 @@
 // export's section of the reproducers (backends/export/repro.py, repro.cpp.in): PyTorch's
 // TorchScript converter on the scripted Repro (the module form) or the case's module archive (the
-// IR form), then the ExportedProgram's module. repro.cpp cannot call torch.export: it says so.
+// IR form), then (decompose=1) its run_decompositions, then the ExportedProgram's module. repro.cpp
+// cannot call torch.export: it says so.
 
 #include "backends/options.h"
 #include "backends/pt2_program.h"
@@ -16,6 +17,7 @@ SectionParts export_section(const SectionRequest& request) {
   // the module route's torch.export call, as the compile server made it (backends/pt2_program.h)
   if (request.eager_module)
     parts.flags.insert(pt2_draft_export(request.options, Pt2Route::Module) ? flag::draft_export : flag::plain_export);
+  if (option_flag(request.options, "decompose", false)) parts.flags.insert(flag::decomposed);
   parts.program_flags.insert(flag::abort);  // repro.cpp: <cstdlib>, for its std::exit(2)
   return parts;
 }

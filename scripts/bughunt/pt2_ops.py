@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Differential testing of PyTorch 2's compilers against eager, one probe per op on edge values.
 
-    /usr/bin/python3 scripts/bughunt/pt2_ops.py [--backend inductor|aoti|export] [--only NAME,...]
+    /usr/bin/python3 scripts/bughunt/pt2_ops.py [--backend inductor|aoti|export|export_decomposed] [--only NAME,...]
 
 Each probe is a small function of fixed edge-value tensors (NaN, infinities, -0.0, huge, tiny,
 negative integers, shift counts past the bit width). All probes are compiled as ONE function with
@@ -157,6 +157,8 @@ def compiled(fn, backend, args):
     ep = torch.export.export(M(), args)
     if backend == "export":
         return ep.module()(*args)
+    if backend == "export_decomposed":  # torch.export's core ATen decompositions applied
+        return ep.run_decompositions().module()(*args)
     from torch._inductor import aoti_compile_and_package, aoti_load_package
     with tempfile.TemporaryDirectory() as d:
         path = aoti_compile_and_package(ep, package_path=os.path.join(d, "m.pt2"))
@@ -193,7 +195,7 @@ def disagreements(names, backend, args):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--backend", default="inductor", choices=["inductor", "aoti", "export"])
+    parser.add_argument("--backend", default="inductor", choices=["inductor", "aoti", "export", "export_decomposed"])
     parser.add_argument("--only", default="", help="comma-separated probe names")
     options = parser.parse_args()
     names = [n for n in options.only.split(",") if n] or list(PROBES)
