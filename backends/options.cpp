@@ -39,7 +39,7 @@ std::optional<size_t> option_count(const BackendOptions& options, const std::str
   return std::stoul(text);
 }
 
-std::optional<std::string> option_bisect_point(const BackendOptions& options) {
+std::optional<BisectPoint> option_bisect_point(const BackendOptions& options) {
   const auto found = options.find("bisect");
   if (found == options.end()) return std::nullopt;
   const std::string& text = found->second;
@@ -64,7 +64,8 @@ std::optional<std::string> option_bisect_point(const BackendOptions& options) {
   if (!valid)
     throw UserError("--backend-opt bisect=" + text +
                     ": expected STAGE or STAGE:SUBSYSTEM:KEEP (as inductor:lowerings:3; KEEP a count from 0, or all)");
-  return text;
+  if (parts.size() == 1) return BisectPoint{text, parts[0], "", ""};
+  return BisectPoint{text, parts[0], parts[1], parts[2]};
 }
 
 void refuse_pass_stop_in_reproducer(const BackendOptions& options) {

@@ -23,7 +23,13 @@ std::optional<size_t> option_count(const BackendOptions& options, const std::str
 // backends/pt2_compile_server.py): nullopt when absent; UserError where it is not of that form
 // (STAGE and SUBSYSTEM identifiers, KEEP a count from 0 or "all"). Whether the torch in use has the
 // stage and subsystem, the compile server says.
-std::optional<std::string> option_bisect_point(const BackendOptions& options);
+struct BisectPoint {
+  std::string text;       // as given: "inductor:lowerings:3"
+  std::string stage;      // "inductor"
+  std::string subsystem;  // "lowerings"; empty where only a stage is given
+  std::string keep;       // "3" or "all"; empty with the subsystem
+};
+std::optional<BisectPoint> option_bisect_point(const BackendOptions& options);
 
 // A reproducer runs a backend whole: passes=K and bisect=... (`tsrepro explain --passes`' stops
 // inside a backend) are refused in its section with UserError.

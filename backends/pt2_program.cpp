@@ -471,8 +471,9 @@ std::optional<CompilerBisectPlan> Pt2Backend::compiler_bisect_plan() {
 
 std::vector<std::string> Pt2Backend::pass_applications(const BackendInput& input,
                                                        const std::vector<c10::IValue>& sample) {
-  const auto bisect = options_.find("bisect");
-  if (bisect == options_.end() || std::count(bisect->second.begin(), bisect->second.end(), ':') != 2) return {};
+  // Only a subsystem's applications are counted (bisect=STAGE:SUBSYSTEM:all).
+  const std::optional<BisectPoint> point = option_bisect_point(options_);
+  if (!point || point->subsystem.empty()) return {};
   return pt2_case(input, sample).subsystem_applications();
 }
 

@@ -53,7 +53,8 @@ class ExportBackend : public Pt2Backend {
 
 std::unique_ptr<Backend> make_export_backend(const std::string&, const BackendOptions& options) {
   require_pytorch2("export");
-  const std::optional<std::string> bisect = option_bisect_point(options);
+  const std::optional<BisectPoint> point = option_bisect_point(options);
+  const std::optional<std::string> bisect = point ? std::optional<std::string>(point->text) : std::nullopt;
   if (bisect && *bisect != "module" && *bisect != "converter")
     throw UserError("--backend-opt bisect=" + *bisect +
                     ": export's stages are module (torch.export of the module form) and converter (PyTorch's "

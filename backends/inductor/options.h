@@ -42,7 +42,7 @@ struct InductorOptions {
       o.config.emplace_back("freezing", option_flag(options, "freezing", false) ? "True" : "False");
     const auto config = options.find("config");
     if (config != options.end()) o.add_config(config->second);
-    o.bisect = option_bisect_point(options);
+    if (const std::optional<BisectPoint> point = option_bisect_point(options)) o.bisect = point->text;
     return o;
   }
 
