@@ -1,8 +1,9 @@
 // shrink-inputs: smaller tensors make a shorter repro and a faster one. First one try at the
 // least there is (every dimension of every tensor input cut to 1: most crashes and compile errors
-// do not depend on the shape, and this settles them in one query instead of one per halving),
-// then halve every dimension of all tensor inputs at once, then of half of them, then of each
-// one, while the failure holds (the reference rejects shapes that no longer fit together: those
+// do not depend on the shape, and this settles them in one query instead of one per halving);
+// where the reference refuses that (a pooling window wants 2), one try at the inputs halved all
+// together as often as the reference takes them, found in process; then halve every dimension of
+// all tensor inputs at once, then of half of them, then of each one, while the failure holds (the reference rejects shapes that no longer fit together: those
 // candidates are invalid, not interesting). A tensor of at most kSmallEnough elements is left as
 // it is: it already prints on one line of a repro, and under a compiler whose query costs seconds
 // (Inductor) halving a 9-element tensor spent 12 queries and gained nothing. Nor are the model's
@@ -68,20 +69,42 @@ std::optional<Case> if_the_reference_runs(PassContext& ctx, std::optional<Case> 
   return std::nullopt;
 }
 
+// Every input of `indices`' kind (tensor_inputs) halved all together, again and again while the
+// reference runs the result, in process: the last one it ran. Nullopt where it runs none, or only
+// the first (which the halving loop asks anyway).
+template <typename Shrinkable>
+std::optional<Case> halved_as_far_as_the_reference_takes(PassContext& ctx, Shrinkable shrinkable_of) {
+  std::optional<Case> deepest;
+  size_t halvings = 0;
+  for (const Case* at = &ctx.state();; at = &*deepest) {
+    const std::vector<size_t> indices = shrinkable_of(*at);
+    std::optional<Case> next = indices.empty() ? std::nullopt : with_inputs_shrunk(*at, indices, half_length);
+    if (!next || !ctx.reference_values_of(*next)) break;
+    deepest = std::move(next);
+    ++halvings;
+  }
+  return halvings > 1 ? std::move(deepest) : std::nullopt;
+}
+
 }  // namespace
 
 bool shrink_inputs_pass(PassContext& ctx) {
-  const auto tensor_inputs = [&] {
+  const auto tensor_inputs_of = [](const Case& c) {
     std::vector<size_t> tensors;
-    for (size_t i = 0; i < ctx.state().values->size(); ++i)
-      if (const c10::IValue& v = ctx.state().values->at(i);
-          v.isTensor() && v.toTensor().numel() > kSmallEnough && !ctx.state().inputs[i].lifted)
+    for (size_t i = 0; i < c.values->size(); ++i)
+      if (const c10::IValue& v = c.values->at(i);
+          v.isTensor() && v.toTensor().numel() > kSmallEnough && !c.inputs[i].lifted)
         tensors.push_back(i);
     return tensors;
   };
+  const auto tensor_inputs = [&] { return tensor_inputs_of(ctx.state()); };
   const std::vector<size_t> shrinkable = tensor_inputs();
   if (shrinkable.empty()) return ctx.skip("no tensor input larger than it need be");
-  bool changed = ctx.try_candidate(if_the_reference_runs(ctx, with_inputs_shrunk(ctx.state(), shrinkable, unit_length)));
+  std::optional<Case> least = if_the_reference_runs(ctx, with_inputs_shrunk(ctx.state(), shrinkable, unit_length));
+  const bool least_refused = !least;
+  bool changed = ctx.try_candidate(std::move(least));
+  if (least_refused && ctx.state_reference_values())  // as far as the reference takes them, then
+    changed = ctx.try_candidate(halved_as_far_as_the_reference_takes(ctx, tensor_inputs_of));
   const auto halve = [&](const std::vector<size_t>& subset) {
     return if_the_reference_runs(ctx, with_inputs_shrunk(ctx.state(), subset, half_length));
   };
