@@ -172,9 +172,9 @@ struct RunnablePasses {
   std::string unrunnable;  // "A + B + ": the last passes, whose graphs tsrepro cannot run
 };
 
-RunnablePasses runnable_passes(const std::string& log) {
+RunnablePasses runnable_passes(const ExecutorLog& log) {
   RunnablePasses runnable;
-  for (const LoggedPassGraph& logged : read_executor_log(log).passes) {
+  for (const LoggedPassGraph& logged : log.passes) {
     try {
       runnable.passes.push_back(
           {runnable.unrunnable + logged.pass + " (in " + logged.pipeline + ")", runnable_logged_graph(logged.text)});
@@ -263,7 +263,8 @@ ExecutorLog read_executor_log(const std::string& log) {
 }
 
 std::shared_ptr<Graph> runnable_logged_graph(const std::string& text) {
-  if (contains(text, "<Tensor>")) throw std::runtime_error("the logged graph holds a tensor constant its print does not show");
+  if (contains(text, "<Tensor>"))
+    throw std::runtime_error("the logged graph holds a tensor constant its print does not show");
   // "graph(...)\n...\nwith prim::TensorExprGroup_0 = graph(...)\n...": the graph, then its subgraphs.
   std::vector<std::string> parts{""};
   std::istringstream in(text);
@@ -289,11 +290,12 @@ std::shared_ptr<Graph> runnable_logged_graph(const std::string& text) {
 std::vector<std::string> executor_stops(const std::shared_ptr<Graph>& graph, const std::vector<c10::IValue>& sample,
                                         const JitSwitches& switches) {
   const LoggedPreparation prepared = prepare_logged(graph, sample, switches);
-  const RunnablePasses runnable = runnable_passes(prepared.log);
+  const ExecutorLog log = read_executor_log(prepared.log);
+  const RunnablePasses runnable = runnable_passes(log);
   std::vector<std::string> stops;
   for (const RunnablePass& pass : runnable.passes) stops.push_back(pass.name);
   // Where a pass raised, the log says which: that is the stop, whatever ran before it.
-  const std::string raised_in = prepared.plan ? "" : read_executor_log(prepared.log).next;
+  const std::string raised_in = prepared.plan ? "" : log.next;
   stops.push_back(!raised_in.empty() ? raised_in : runnable.unrunnable + kFinalPasses);
   if (!prepared.plan) return stops;
   std::vector<Node*> groups;
@@ -303,11 +305,11 @@ std::vector<std::string> executor_stops(const std::shared_ptr<Graph>& graph, con
 }
 
 std::unique_ptr<PreparedGraph> prepare_executor_stop(const std::shared_ptr<Graph>& graph,
-                                                     const std::vector<c10::IValue>& sample, const JitSwitches& switches,
-                                                     size_t k) {
+                                                     const std::vector<c10::IValue>& sample,
+                                                     const JitSwitches& switches, size_t k) {
   const LoggedPreparation prepared = prepare_logged(graph, sample, switches);
   const size_t outputs = graph->outputs().size();
-  const std::vector<RunnablePass> passes = runnable_passes(prepared.log).passes;
+  const std::vector<RunnablePass> passes = runnable_passes(read_executor_log(prepared.log)).passes;
   if (k <= passes.size()) return std::make_unique<InterpretedStop>(passes[k - 1].graph, outputs, switches);
   // The pass that raised: the executor whole, which raises there.
   if (!prepared.plan) return prepare_with_profiling_executor(graph, sample, switches);

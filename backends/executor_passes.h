@@ -52,7 +52,7 @@ std::vector<std::string> executor_stops(const std::shared_ptr<torch::jit::Graph>
 
 // `graph` run as stop `k` (from 1) of executor_stops left it.
 std::unique_ptr<PreparedGraph> prepare_executor_stop(const std::shared_ptr<torch::jit::Graph>& graph,
-                                                     const std::vector<c10::IValue>& sample, const JitSwitches& switches,
-                                                     size_t k);
+                                                     const std::vector<c10::IValue>& sample,
+                                                     const JitSwitches& switches, size_t k);
 
 }  // namespace tsrepro

@@ -335,8 +335,8 @@ TEST(ExecutorPasses, EveryStopOfAPassingCaseRunsRight) {
       }
       for (size_t k = 1; k <= stops.size(); ++k) {
         SCOPED_TRACE("stop " + std::to_string(k) + ": " + stops[k - 1]);
-        auto stopped = make_backend(backend, {{"passes", std::to_string(k)}})
-                           ->prepare(backend_input(c), clone_values(*c.values));
+        auto stopped =
+            make_backend(backend, {{"passes", std::to_string(k)}})->prepare(backend_input(c), clone_values(*c.values));
         const CompareResult same =
             compare_outputs(expected, stopped->run(clone_values(*c.values)), nullptr, CompareOptions{});
         EXPECT_TRUE(same.same) << stops[k - 1];

@@ -291,9 +291,9 @@ void expect_compiler_bisector_finding(const RealBug& bug) {
     // Its repro.py lowers the program as the backend did, and reproduces with stock PyTorch.
     TempDir tmp;
     std::filesystem::copy(bug.dir() + "minified", tmp / "case");
-    ASSERT_EQ(tsrepro({"run", tmp / "case", "--backend", "export", "--backend-opt", "decompose=1", "--save-repro"})
-                  .exit_code,
-              1);
+    ASSERT_EQ(
+        tsrepro({"run", tmp / "case", "--backend", "export", "--backend-opt", "decompose=1", "--save-repro"}).exit_code,
+        1);
     EXPECT_NE(read_text(tmp / "case/repro.py").find("program = program.run_decompositions()"), std::string::npos);
     EXPECT_EQ(run_cmd(kPython, {tmp / "case/repro.py"}, {"", 300}).exit_code, 1);
   }

@@ -53,16 +53,15 @@ class ExportBackend : public Pt2Backend {
 
 std::unique_ptr<Backend> make_export_backend(const std::string&, const BackendOptions& options) {
   require_pytorch2("export");
-  const std::optional<BisectPoint> point = option_bisect_point(options);
-  const std::optional<std::string> bisect = point ? std::optional<std::string>(point->text) : std::nullopt;
-  if (bisect && *bisect != "module" && *bisect != "converter")
-    throw UserError("--backend-opt bisect=" + *bisect +
+  const std::optional<BisectPoint> bisect = option_bisect_point(options);
+  if (bisect && bisect->text != "module" && bisect->text != "converter")
+    throw UserError("--backend-opt bisect=" + bisect->text +
                     ": export's stages are module (torch.export of the module form) and converter (PyTorch's "
                     "TorchScript converter), each undecomposed");
   // A stage is its route, undecomposed.
-  const Pt2Route route = !bisect ? pt2_route(options, Pt2Route::Converter)
-                         : *bisect == "module" ? Pt2Route::Module
-                                               : Pt2Route::Converter;
+  const Pt2Route route = !bisect                    ? pt2_route(options, Pt2Route::Converter)
+                         : bisect->text == "module" ? Pt2Route::Module
+                                                    : Pt2Route::Converter;
   const bool decomposes = !bisect && option_flag(options, "decompose", false);
   BackendOptions server_options = with_export_option(BackendOptions{}, options, route);
   if (decomposes) server_options["decompose"] = "1";

@@ -78,8 +78,8 @@ class OfiBackend : public Backend {
         return std::make_unique<FrozenGraph>(frozen.deepcopy(), interpret_graph(graph), input.lifted, packed);
       // Past freezing: the profiling executor's stops on the frozen graph.
       const size_t stop = *options_.passes - budget.applied().size();
-      auto inner = prepare_executor_stop(graph, FrozenGraph::method_inputs(frozen, sample, input.lifted),
-                                         JitSwitches{}, stop);
+      auto inner =
+          prepare_executor_stop(graph, FrozenGraph::method_inputs(frozen, sample, input.lifted), JitSwitches{}, stop);
       return std::make_unique<FrozenGraph>(frozen.deepcopy(), std::move(inner), input.lifted, packed);
     }
     torch::jit::Module frozen = frozen_and_optimized(module_of_case(input, sample, packed));

@@ -3,8 +3,9 @@
 // do not depend on the shape, and this settles them in one query instead of one per halving);
 // where the reference refuses that (a pooling window wants 2), one try at the inputs halved all
 // together as often as the reference takes them, found in process; then halve every dimension of
-// all tensor inputs at once, then of half of them, then of each one, while the failure holds (the reference rejects shapes that no longer fit together: those
-// candidates are invalid, not interesting). A tensor of at most kSmallEnough elements is left as
+// all tensor inputs at once, then of half of them, then of each one, while the failure holds (the
+// reference rejects shapes that no longer fit together: those candidates are invalid, not
+// interesting). A tensor of at most kSmallEnough elements is left as
 // it is: it already prints on one line of a repro, and under a compiler whose query costs seconds
 // (Inductor) halving a 9-element tensor spent 12 queries and gained nothing. Nor are the model's
 // own tensors (lifted parameters and buffers) halved: their shapes are the model's (an LSTM's
@@ -69,7 +70,7 @@ std::optional<Case> if_the_reference_runs(PassContext& ctx, std::optional<Case> 
   return std::nullopt;
 }
 
-// Every input of `indices`' kind (tensor_inputs) halved all together, again and again while the
+// The inputs `shrinkable_of` names (tensor_inputs_of) halved all together, again and again while the
 // reference runs the result, in process: the last one it ran. Nullopt where it runs none, or only
 // the first (which the halving loop asks anyway).
 template <typename Shrinkable>
@@ -78,8 +79,9 @@ std::optional<Case> halved_as_far_as_the_reference_takes(PassContext& ctx, Shrin
   size_t halvings = 0;
   for (const Case* at = &ctx.state();; at = &*deepest) {
     const std::vector<size_t> indices = shrinkable_of(*at);
-    std::optional<Case> next = indices.empty() ? std::nullopt : with_inputs_shrunk(*at, indices, half_length);
-    if (!next || !ctx.reference_values_of(*next)) break;
+    std::optional<Case> next =
+        if_the_reference_runs(ctx, indices.empty() ? std::nullopt : with_inputs_shrunk(*at, indices, half_length));
+    if (!next) break;
     deepest = std::move(next);
     ++halvings;
   }

@@ -82,13 +82,12 @@ void search_pass_sequence(Judge& judge, const RunSpec& spec, std::vector<std::st
   }
   const bool all_right =
       std::none_of(f.prefixes.begin(), f.prefixes.end(), [](const Verdict& v) { return v.failed(); });
-  f.finding = all_right
-                  ? "after all " + std::to_string(passes.size()) + " of " + spec.backend +
-                        "'s passes the graph runs right in the interpreter: the failure is in what runs it, "
-                        "past every stop tsrepro has (not split further)"
-                  : "no prefix of " + spec.backend + "'s " + std::to_string(passes.size()) +
-                        " passes fails as the case does, and some fail otherwise (--json lists each): "
-                        "not split further";
+  f.finding = all_right ? "after all " + std::to_string(passes.size()) + " of " + spec.backend +
+                              "'s passes the graph runs right in the interpreter: the failure is in what runs it, "
+                              "past every stop tsrepro has (not split further)"
+                        : "no prefix of " + spec.backend + "'s " + std::to_string(passes.size()) +
+                              " passes fails as the case does, and some fail otherwise (--json lists each): "
+                              "not split further";
 }
 
 // What a stage is, for people, as the backend's plan says (its name where the plan says nothing).
