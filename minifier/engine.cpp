@@ -291,8 +291,8 @@ MinifyResult minify(const Case& original, const MinifyOptions& options, Interest
     bool cut = false, checked = true;
     try {
       cut = single_node_cuts_pass(ctx);
-      spdlog::info("one-minimal-check: {} ({} queries)", cut ? "cut a node" : "1-minimal",
-                   oracle.stats().queries - queries_before);
+      spdlog::info("one-minimal-check: {} ({} queries){}", cut ? "cut a node" : "1-minimal",
+                   oracle.stats().queries - queries_before, ctx.skip_reason().empty() ? "" : ": " + ctx.skip_reason());
     } catch (const std::exception& e) {
       spdlog::warn("the 1-minimal check could not finish: {}", one_line_error(e.what()));
       checked = false;  // one_minimal stays false: the summary says so

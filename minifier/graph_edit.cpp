@@ -290,8 +290,8 @@ std::vector<Value*> prefix_outputs(Graph& graph, Node* last, bool windows) {
     const bool from_input = windows && computed_from_inputs(node);
     for (Value* value : node->outputs()) {
       if (from_input) from_inputs.insert(value);
-      const bool carries = windows ? holds_tensor(value->type()) || from_input
-                                   : value->type()->isSubtypeOf(*c10::TensorType::get());
+      const bool carries =
+          windows ? holds_tensor(value->type()) || from_input : value->type()->isSubtypeOf(*c10::TensorType::get());
       if (!carries) continue;
       for (const torch::jit::Use& use : value->uses()) {
         Node* user = top_level_owner(use.user, graph);
@@ -327,6 +327,19 @@ std::optional<Case> truncated_after(const Case& state, size_t index, PrefixOutpu
   }
   if (!normalize(truncated)) return std::nullopt;
   return truncated;
+}
+
+void drop_outputs_untouched_from(Case& c, size_t begin) {
+  const std::vector<Node*> nodes = cuttable_nodes(*c.graph);
+  const std::set<Node*> before(nodes.begin(),
+                               nodes.begin() + static_cast<std::ptrdiff_t>(std::min(begin, nodes.size())));
+  std::vector<Value*> read;
+  for (size_t i = begin; i < nodes.size(); ++i) collect_values_read(nodes[i], read);
+  const std::set<Value*> touched(read.begin(), read.end());
+  for (size_t i = c.graph->outputs().size(); i-- > 0 && c.graph->outputs().size() > 1;) {
+    Value* output = c.graph->outputs()[i];
+    if (before.count(output->node()) && !touched.count(output)) c.graph->eraseOutput(i);
+  }
 }
 
 std::optional<Case> without_outputs(const Case& state, const std::vector<size_t>& indices) {

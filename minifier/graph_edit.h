@@ -114,6 +114,13 @@ enum class PrefixOutputs {
 // The graph up to and including cuttable node `index`.
 std::optional<Case> truncated_after(const Case& state, size_t index, PrefixOutputs outputs = PrefixOutputs::Frontier);
 
+// In place: the outputs made by cuttable nodes before `begin` that no node from `begin` on reads
+// (or writes) go, one output staying; no normalization, so node indices stay. A window
+// (bisect-window) then hands on what it touches: a container kept before it because no input can
+// hold it, which only nodes after it filled (a detection model's dict of feature maps), returned
+// untouched, cost remove-outputs two queries on the window's one node.
+void drop_outputs_untouched_from(Case& c, size_t begin);
+
 // The graph without the outputs at `indices` (at least one output is kept).
 std::optional<Case> without_outputs(const Case& state, const std::vector<size_t>& indices);
 

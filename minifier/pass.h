@@ -26,6 +26,8 @@ inline bool left_to_the_one_minimal_check(const Case& state) {
 }
 // The skip reason of the passes that leave so few nodes to that check.
 inline constexpr const char* kFewNodesSkip = "3 nodes or fewer: the 1-minimality check's single cuts are the search";
+// The 1-minimality check's skip reason on a state of one node (minifier/passes/cut_nodes.cpp).
+inline constexpr const char* kOneNodeLeftSkip = "one node left: without it the case computes nothing, so it stays";
 // The skip reason of the passes that cut with reference values the reference cannot give.
 inline constexpr const char* kNoValuesSkip = "the reference cannot expose the graph's values to feed a cut";
 

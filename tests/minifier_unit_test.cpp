@@ -237,6 +237,20 @@ TEST(Engine, TheResultIsOneMinimal) {
   }
 }
 
+// A result of one node is 1-minimal without a query: its cut computes nothing (a compile under
+// PyTorch 2 on every single-op minify). A predicate that holds on every graph still keeps the node.
+TEST(Engine, OneNodeLeftCostsTheCheckNoQuery) {
+  const MinifyResult r = minify_with(case_from_ir(chain_ir(8, {}), {at::randn({4})}), [](const Case&) { return true; });
+  EXPECT_TRUE(r.one_minimal);
+  EXPECT_EQ(cuttable_nodes(*r.minimized.graph).size(), 1u);
+  const MinifyResult relu =
+      minify_with(case_from_ir(chain_ir(8, {{5, "relu"}}), {at::randn({4})}), has_op("aten::relu"));
+  EXPECT_EQ(node_kinds(relu.minimized), (std::vector<std::string>{"aten::relu"}));
+  const MinifyResult again =
+      minify_with(relu.minimized, has_op("aten::relu"));  // the one node, from the start: only the sanity run
+  EXPECT_EQ(again.stats.queries, 1u);
+}
+
 TEST(Engine, TheSameResultAndStepsForEveryParallelism) {
   const Case c = case_from_ir(chain_ir(60, {{17, "relu"}, {41, "sigmoid"}}), {at::randn({5})});
   const auto both = [](const Case& s) { return has_op("aten::relu")(s) && has_op("aten::sigmoid")(s); };
