@@ -71,8 +71,9 @@ using Window = std::pair<size_t, size_t>;  // cuttable nodes [first, last]
 
 // How many rounds in a row may take a half unasked. Each one saves a query where the failure has
 // one culprit; where it needs nodes of both halves of a window, the rounds after it (each asking a
-// half of a window that cannot fail) are wasted until the cap asks. Measured on
-// scripts/bench/queries.py and the corpus (docs/BENCHMARKS.md, "bisect-window's inference").
+// half of a window that cannot fail) are wasted until the cap asks. One, two, three and no cap
+// were measured on scripts/bench/queries.py and the corpus (docs/BENCHMARKS.md, the query table's
+// "fifth session"; docs/ARCHITECTURE.md).
 constexpr size_t kMaxInferredInARow = 2;
 
 // A window known to fail, and its candidate (none for the whole state: the sanity run asked it).
