@@ -49,6 +49,12 @@ std::optional<std::pair<size_t, Case>> PassContext::find_first_interesting(size_
         spdlog::debug("pass {}: candidate {} could not be made: {}", pass_, next, one_line_error(e.what()));
       }
       if (!candidate || (must_shrink && !(size_of(*candidate) < current_size))) continue;
+      // A candidate that computes nothing points at no op and no compiler pass (kOneNodeLeftSkip's
+      // reason): it is not asked, and a state keeps its last node.
+      if (count_compute_nodes(*candidate->graph) == 0) {
+        spdlog::debug("pass {}: candidate {} computes nothing: not asked", pass_, next);
+        continue;
+      }
       runnable.push_back(std::move(*candidate));
       original_index.push_back(next);
     }

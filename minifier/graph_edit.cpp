@@ -1,6 +1,7 @@
 // Graph surgery for the minifier's passes.
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -162,6 +163,33 @@ std::vector<Node*> top_level_writers(Value* value, const Graph& graph) {
 
 namespace {
 
+// What a cut feeds in for `value` (named `name` in the reference run), whose node it removes with
+// those `is_cut` says: its reference value. A container goes with the first of its writers: it
+// is fed as it stood after those the cut removes, and those that stay write into the input as they
+// wrote into the container. The graph holds the first writers the reference run saw (a window
+// truncates only after itself), so k cut writers, the graph's first, are the run's first k.
+// nullopt where no input can stand for it, saying why at debug level.
+std::optional<c10::IValue> value_to_feed(Value* value, const std::string& name, const Graph& graph,
+                                         const ReferenceValues& refs, const std::function<bool(Node*)>& is_cut) {
+  const std::vector<Node*> writers = top_level_writers(value, graph);
+  size_t cut_writers = 0;
+  while (cut_writers < writers.size() && is_cut(writers[cut_writers])) ++cut_writers;
+  const bool first_writers_cut =
+      std::none_of(writers.begin() + static_cast<std::ptrdiff_t>(cut_writers), writers.end(), is_cut);
+  if (!first_writers_cut || writers.size() > refs.writers(name)) {
+    spdlog::debug("cut: %{} ({}) cannot be fed: a node that writes it stays before one that goes", name,
+                  value->type()->repr_str());
+    return std::nullopt;
+  }
+  std::optional<c10::IValue> ref = refs.find_after_writers(name, cut_writers);
+  if (!ref || !can_be_graph_input(*ref)) {
+    spdlog::debug("cut: %{} ({}) cannot be fed: {}", name, value->type()->repr_str(),
+                  ref ? "no input holds such a value" : "the reference run did not make it");
+    return std::nullopt;
+  }
+  return ref;
+}
+
 // Every value the nodes (and their blocks) read.
 void collect_values_read(Node* node, std::vector<Value*>& out) {
   for (Value* input : node->inputs()) out.push_back(input);
@@ -189,22 +217,9 @@ std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>&
           });
       if (!needed_outside) continue;
       const std::string& name = name_in_state.at(output);
-      // A container is fed only with all its writers (top_level_writers): kept, they would write
-      // again; gone already (a truncated window), its recorded value holds writes this graph lacks.
-      const std::vector<Node*> writers = top_level_writers(output, *cut.graph);
-      const bool whole_unit_cut =
-          writers.size() == refs.writers(name) &&
-          std::all_of(writers.begin(), writers.end(), [&](Node* w) { return removed.count(w); });
-      if (!whole_unit_cut) {
-        spdlog::debug("cut: %{} ({}) cannot be fed: a node that writes it stays", name, output->type()->repr_str());
-        return std::nullopt;
-      }
-      const std::optional<c10::IValue> ref = refs.find(name);
-      if (!ref || !can_be_graph_input(*ref)) {
-        spdlog::debug("cut: %{} ({}) cannot be fed: {}", name, output->type()->repr_str(),
-                      ref ? "no input holds such a value" : "the reference run did not make it");
-        return std::nullopt;
-      }
+      const std::optional<c10::IValue> ref =
+          value_to_feed(output, name, *cut.graph, refs, [&](Node* node) { return removed.count(node) > 0; });
+      if (!ref) return std::nullopt;
       Value* input = cut.graph->addInput();
       input->setType(output->type());
       output->replaceAllUsesWith(input);
@@ -240,11 +255,15 @@ std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>&
     }
     if (!kept_any) return std::nullopt;
   }
-  // An output the cut turned into one of its own inputs, returned as it came, goes: both sides
-  // return that value alike, and keeping it only cost remove-outputs a query and the 1-minimality
-  // check another (a relu -> cos chain cut to the relu took 6 queries, now 4). One output stays.
-  for (size_t i = cut.graph->outputs().size(); i-- > 0 && cut.graph->outputs().size() > 1;)
-    if (fed.count(cut.graph->outputs()[i]) && cut.graph->outputs()[i]->uses().size() == 1) cut.graph->eraseOutput(i);
+  // An output the cut turned into one of its own inputs, returned as it came (no node writes it),
+  // goes: both sides return that value alike, and keeping it only cost remove-outputs a query and
+  // the 1-minimality check another (a relu -> cos chain cut to the relu took 6 queries, now 4; a
+  // window of ssd300's expand_as returned the anchors it reads as well). One output stays.
+  const std::vector<bool> written = inputs_maybe_written(*cut.graph);
+  for (size_t i = cut.graph->outputs().size(); i-- > 0 && cut.graph->outputs().size() > 1;) {
+    Value* output = cut.graph->outputs()[i];
+    if (fed.count(output) && !written.at(output->offset())) cut.graph->eraseOutput(i);
+  }
   if (!normalize(cut)) return std::nullopt;
   return cut;
 }
@@ -401,15 +420,11 @@ std::optional<Case> graph_from_folding(const Case& state, size_t begin, const Re
           Node* owner = top_level_owner(use.user, *state.graph);
           return owner == state.graph->return_node() || !cut.count(index_of.at(owner));
         });
-        const std::optional<c10::IValue> ref = needed ? refs.find(output->debugName()) : std::nullopt;
-        // A container stays with a writer that stays: the two are one unit (top_level_writers).
-        const std::vector<Node*> writers = needed ? top_level_writers(output, *state.graph) : std::vector<Node*>{};
-        const bool writer_stays = writers.size() != refs.writers(output->debugName()) ||
-                                  std::any_of(writers.begin(), writers.end(), [&](Node* writer) {
-                                    const auto at = index_of.find(writer);
-                                    return at == index_of.end() || !cut.count(at->second);
-                                  });
-        if (needed && (!ref || !can_be_graph_input(*ref) || writer_stays)) {
+        const auto is_cut = [&](Node* node) {
+          const auto at = index_of.find(node);
+          return at != index_of.end() && cut.count(at->second) > 0;
+        };
+        if (needed && !value_to_feed(output, output->debugName(), *state.graph, refs, is_cut)) {
           cut.erase(*it);
           kept_one = true;
           break;

@@ -49,8 +49,10 @@ torch::jit::Node* top_level_owner(torch::jit::Node* node, const torch::jit::Grap
 // A mutable container and the nodes that write it are one unit for the cutting passes. A list or
 // dict that a node makes and later nodes write into (`out[name] = x` of torchvision's
 // IntermediateLayerGetter, FPN's list of results that `append` grows) holds its final contents
-// only after its last writer: the reference run records it there (reference_values.h), and a cut
-// that feeds it in must cut its writers too, or they would write into it a second time. Returns
+// only after its last writer. The reference run records it after each (reference_values.h); a cut
+// that feeds it in removes its first writers with it and feeds it as it stood after them (the
+// writers that stay write into the input), never a later writer alone, which would make the
+// container's value hold writes the graph no longer makes, or an earlier one twice. Returns
 // the top-level nodes (in graph order) holding a node that writes `value` in place (an argument
 // its schema marks as written: aten::append, aten::_set_item, ...); empty for a value nothing writes.
 std::vector<torch::jit::Node*> top_level_writers(torch::jit::Value* value, const torch::jit::Graph& graph);

@@ -70,6 +70,17 @@ std::optional<c10::IValue> ReferenceValues::find(const std::string& name) const 
   return read_torch_save(it->second.string()).toTupleRef().elements().at(0);
 }
 
+std::string ReferenceValues::name_after_writers(const std::string& name, size_t k) {
+  // '@' is in no TorchScript value name, so no value of the graph is recorded under it.
+  return name + "@" + std::to_string(k);
+}
+
+std::optional<c10::IValue> ReferenceValues::find_after_writers(const std::string& name, size_t k) const {
+  const size_t count = writers(name);
+  if (k > count) return std::nullopt;
+  return find(k == count ? name : name_after_writers(name, k));
+}
+
 size_t ReferenceValues::size() const { return in_memory_.size() + on_disk_.size(); }
 
 namespace {
@@ -120,12 +131,18 @@ ReferenceValues compute_reference_values(const Case& state, const fs::path& offl
     if (nodes[i]->kind() == c10::prim::Enter || nodes[i]->kind() == c10::prim::Exit) continue;
     for (size_t k = 0; k < nodes[i]->outputs().size(); ++k) {
       torch::jit::Value* value = nodes[i]->outputs()[k];
-      // A container later nodes write into is recorded as it is after the last of them: its
-      // contents where a cut of the whole unit feeds it in (graph_edit.h, top_level_writers).
+      // A container later nodes write into is recorded as it is after its own node and after each
+      // of them (ReferenceValues::set_writers), the last under its own name: what a cut feeds in
+      // where it removes the node and the first writers (graph_edit.h, top_level_writers).
       const std::vector<torch::jit::Node*> writers = top_level_writers(value, *graph);
+      const std::string& name = state_nodes[i]->outputs()[k]->debugName();
+      for (size_t w = 0; w < writers.size(); ++w) {
+        torch::jit::WithInsertPoint after(w == 0 ? nodes[i]->next() : writers[w - 1]->next());
+        insert_recording(*graph, value, ReferenceValues::name_after_writers(name, w));
+      }
       torch::jit::WithInsertPoint after(writers.empty() ? nodes[i]->next() : writers.back()->next());
-      insert_recording(*graph, value, state_nodes[i]->outputs()[k]->debugName());
-      if (!writers.empty()) written.emplace_back(state_nodes[i]->outputs()[k]->debugName(), writers.size());
+      insert_recording(*graph, value, name);
+      if (!writers.empty()) written.emplace_back(name, writers.size());
     }
   }
   ReferenceValues refs = offload_root.empty() ? ReferenceValues() : ReferenceValues(offload_root, memory_budget);

@@ -38,13 +38,18 @@ class ReferenceValues {
   size_t size() const;
   bool offloaded() const { return !on_disk_.empty(); }
 
-  // A container recorded after the last of `count` writers (graph_edit.h, top_level_writers):
-  // its value holds their writes, and only a graph with all of them in place may feed it.
+  // A container that `count` nodes write into (graph_edit.h, top_level_writers) is recorded as it
+  // stood after each of them: find(name) after the last, find_after_writers(name, k) after the
+  // first k (0: as its own node made it). A cut that removes the first k writers feeds the k-th
+  // value, and the writers it keeps write into that input as they wrote into the container.
   void set_writers(const std::string& name, size_t count) { writers_[name] = count; }
   size_t writers(const std::string& name) const {
     const auto it = writers_.find(name);
     return it == writers_.end() ? 0 : it->second;
   }
+  std::optional<c10::IValue> find_after_writers(const std::string& name, size_t k) const;
+  // The name the reference run records that value under (k < writers(name)).
+  static std::string name_after_writers(const std::string& name, size_t k);
 
  private:
   class Folder;  // owns the files; shared, so copies of an offloaded store stay valid

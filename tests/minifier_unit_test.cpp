@@ -15,6 +15,8 @@
 
 #include "minifier/oracle.h"
 #include "minifier/pass.h"
+#include "runner/graph/written_inputs.h"
+#include "tsrepro/backend.h"
 #include "tests/passes/pass_harness.h"
 #include "tests/support/cases.h"
 #include "tsrepro/error.h"
@@ -175,6 +177,40 @@ TEST(ReferenceValues, AValueWrittenInPlaceLaterIsKeptAsItWasMade) {
   EXPECT_TRUE(at::allclose(offloaded.find(a)->toTensor(), made)) << offloaded.find(a)->toTensor();
 }
 
+// A list two nodes append to after the node that made it (FPN's results; IntermediateLayerGetter's
+// dict is the same with _set_item).
+constexpr const char* kListWrittenTwice = R"IR(graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %a : Tensor = aten::sin(%x)
+  %list : Tensor[] = prim::ListConstruct(%a)
+  %b : Tensor = aten::cos(%x)
+  %l1 : Tensor[] = aten::append(%list, %b)
+  %c : Tensor = aten::tanh(%x)
+  %l2 : Tensor[] = aten::append(%list, %c)
+  %out : Tensor = aten::cat(%list, %zero)
+  return (%out)
+)IR";
+
+// It is recorded as it stood after its own node and after each writer, in memory as on disk: what
+// a cut that removes the node and the first writers feeds in.
+TEST(ReferenceValues, AContainerIsRecordedAsItStoodAfterEachWriter) {
+  testing::TempDir root;
+  const at::Tensor x = at::tensor({0.5, -1.0});
+  const Case c = case_from_ir(kListWrittenTwice, {x});
+  const std::vector<at::Tensor> after_each = {at::sin(x), at::cos(x), at::tanh(x)};
+  const std::string list_name = cuttable_nodes(*c.graph).at(1)->output()->debugName();
+  for (const ReferenceValues& refs : {compute_reference_values(c), compute_reference_values(c, root.path(), 0)}) {
+    ASSERT_EQ(refs.writers(list_name), 2u) << list_name;
+    for (size_t k = 0; k <= 2; ++k) {
+      const std::optional<c10::IValue> list = refs.find_after_writers(list_name, k);
+      ASSERT_TRUE(list && list->isTensorList()) << k;
+      ASSERT_EQ(list->toTensorList().size(), k + 1) << k;
+      for (size_t i = 0; i <= k; ++i) EXPECT_TRUE(at::allclose(list->toTensorList().get(i), after_each[i])) << k;
+    }
+    EXPECT_EQ(refs.find(list_name)->toTensorList().size(), 3u);  // the last writer's, under its own name
+  }
+}
+
 TEST(ReferenceValues, StayInMemoryUpToTheBudgetAndGoToDiskBeyondIt) {
   testing::TempDir root;
   const at::Tensor x = at::randn({256});  // 1 KiB per value
@@ -193,6 +229,55 @@ TEST(ReferenceValues, StayInMemoryUpToTheBudgetAndGoToDiskBeyondIt) {
   }
   EXPECT_TRUE(std::filesystem::is_empty(root.path()));
   EXPECT_FALSE(compute_reference_values(c, root.path(), SIZE_MAX).offloaded());
+}
+
+// A cut that removes the list's node and its first writer feeds the list as it stood after them;
+// the writer it keeps appends to that input (a fresh copy per run: the input counts as written),
+// and the graph computes what it computed. A cut that keeps an earlier writer than one it removes
+// cannot feed the list.
+TEST(Cut, FeedsAContainerAsItStoodAfterTheWritersItRemoves) {
+  const at::Tensor x = at::tensor({0.5, -1.0});
+  const Case c = case_from_ir(kListWrittenTwice, {x});
+  const ReferenceValues refs = compute_reference_values(c);
+  const std::optional<Case> cut = with_nodes_cut(c, {0, 1, 2, 3}, refs);  // sin, the list, cos, the first append
+  ASSERT_TRUE(cut);
+  EXPECT_EQ(node_kinds(*cut), (std::vector<std::string>{"aten::tanh", "aten::append", "aten::cat"}));
+  size_t list_input = cut->values->size();
+  for (size_t i = 0; i < cut->values->size(); ++i)
+    if (cut->values->at(i).isTensorList()) list_input = i;
+  ASSERT_LT(list_input, cut->values->size());
+  EXPECT_EQ(cut->values->at(list_input).toTensorList().size(), 2u);
+  EXPECT_TRUE(inputs_maybe_written(*cut->graph).at(list_input));
+  const auto run = [](const Case& k) {  // as a worker runs it: written inputs copied per run
+    torch::jit::GraphExecutor executor(k.graph->copy(), "cut");
+    torch::jit::Stack stack = fresh_copies(*k.values, inputs_maybe_written(*k.graph));
+    executor.run(stack);
+    return stack.at(0).toTensor();
+  };
+  EXPECT_TRUE(at::equal(run(*cut), run(c)));
+  EXPECT_TRUE(at::equal(run(*cut), run(c)));         // the first run did not grow the case's own list
+  EXPECT_FALSE(with_nodes_cut(c, {1, 4, 5}, refs));  // the list and the second append, not the first
+}
+
+// An input the cut feeds that a node only reads is not returned as well: both sides would return
+// it as it came (ssd300's expand_as, returned with the anchors it reads, cost remove-outputs two
+// queries). An input a node writes is returned: the write may be what the failure shows.
+TEST(Cut, ReturnsNoInputItFedThatANodeOnlyReads) {
+  const char* read = R"IR(graph(%x : Tensor):
+  %a : Tensor = aten::sin(%x)
+  %b : Tensor = aten::relu(%a)
+  return (%b, %a)
+)IR";
+  const Case c = case_from_ir(read, {at::tensor({0.5, -1.0})});
+  const std::optional<Case> cut = with_nodes_cut(c, {0}, compute_reference_values(c));
+  ASSERT_TRUE(cut);
+  EXPECT_EQ(cut->graph->outputs().size(), 1u);
+  std::string written = read;
+  written.replace(written.find("aten::relu"), 10, "aten::relu_");
+  const Case w = case_from_ir(written, {at::tensor({0.5, -1.0})});
+  const std::optional<Case> cut_w = with_nodes_cut(w, {0}, compute_reference_values(w));
+  ASSERT_TRUE(cut_w);
+  EXPECT_EQ(cut_w->graph->outputs().size(), 2u);
 }
 
 // ---- the engine ---------------------------------------------------------------------------------

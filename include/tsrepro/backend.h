@@ -135,7 +135,7 @@ std::unique_ptr<Backend> make_backend(const std::string& spec, const BackendOpti
 // (Backend::check_options_with_compiler). Throws UserError naming what is wrong.
 void check_backend(const std::string& spec, const BackendOptions& options);
 
-// Deep copy: tensors cloned (keeping strides), tuples/lists rebuilt, so runs cannot see each
+// Deep copy: tensors cloned (keeping strides), tuples, lists and dicts rebuilt, so runs cannot see each
 // other's in-place mutations.
 std::vector<c10::IValue> clone_values(const std::vector<c10::IValue>& values);
 

@@ -246,6 +246,14 @@ std::vector<c10::IValue> clone_values(const std::vector<c10::IValue>& values) {
       for (const c10::IValue& item : v.toListRef()) list.push_back(clone(item));
       return list;
     }
+    // A dict a graph writes into (`out[name] = x`, fed in where a cut removed what filled it
+    // before) is a fresh dict per run, as a list is.
+    if (v.isGenericDict()) {
+      const c10::impl::GenericDict& dict = v.toGenericDict();
+      c10::impl::GenericDict copy(dict.keyType(), dict.valueType());
+      for (const auto& entry : dict) copy.insert(entry.key(), clone(entry.value()));
+      return copy;
+    }
     return v;
   };
   std::vector<c10::IValue> copies;

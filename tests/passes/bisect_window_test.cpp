@@ -66,9 +66,7 @@ TEST(BisectWindow, KeepsAnEarlyValueNoInputCanHoldAndWhatWritesIt) {
       "  %two : int = prim::Constant[value=2]()\n"
       "  %pair : (int, int) = prim::TupleConstruct(%two, %two)\n"
       "  %grown : (int, int)[] = aten::append(%sizes, %pair)\n";
-  for (size_t i = 0; i < 64; ++i)
-    ir += "  %x" + std::to_string(i + 1) + " : Tensor = aten::" + (i == 40 ? "relu" : "tanh") + "(%x" +
-          std::to_string(i) + ")\n";
+  ir += chain_lines(64, {{40, "relu"}});
   ir +=
       "  %n : int = aten::len(%sizes)\n"
       "  %out : Tensor = aten::add(%x64, %x64, %n)\n"
@@ -83,6 +81,37 @@ TEST(BisectWindow, KeepsAnEarlyValueNoInputCanHoldAndWhatWritesIt) {
   EXPECT_LE(h.queries(), 1u + 2u * 7u);
 }
 
+// A list made at the top, appended to before the culprit, written by the culprit (an insert) and
+// appended to after it (FPN's results, built by a loop and extended later). The culprit's window
+// is the insert alone, the list fed as it stood at the window's start: the node that made it and
+// the append before stay out of it.
+TEST(BisectWindow, FeedsAContainerAsItStoodAtTheWindowsStart) {
+  std::string ir =
+      "graph(%x0 : Tensor):\n"
+      "  %zero : int = prim::Constant[value=0]()\n"
+      "  %none : NoneType = prim::Constant()\n"
+      "  %list : Tensor[] = prim::ListConstruct(%x0)\n";
+  ir += chain_lines(64, {},
+                    {{10, "  %early : Tensor[] = aten::append(%list, %x11)\n"},
+                     {40, "  aten::insert(%list, %zero, %x41)\n"},
+                     {50, "  %late : Tensor[] = aten::append(%list, %x51)\n"}});
+  ir +=
+      "  %all : Tensor = aten::cat(%list, %zero)\n"
+      "  %total : Tensor = aten::sum(%all, %none)\n"
+      "  %out : Tensor = aten::add(%x64, %total, %zero)\n"
+      "  return (%out)\n";
+  Case c = case_from_ir(ir, {at::randn({4})});
+  record_import_origins(*c.graph);
+  PassHarness h(c, has_op("aten::insert"));
+  EXPECT_TRUE(h.run(bisect_window_pass));
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::insert"}));
+  for (const c10::IValue& value : *h.state.values) {
+    if (value.isTensorList()) {
+      EXPECT_EQ(value.toTensorList().size(), 2u);  // the first tensor and the early append
+    }
+  }
+}
+
 // export_shape_slice: `x.shape[-2:]` made at the top and read only at the end. The window that
 // holds the slice returns the shape it computed from the input, so the slice is no dead code there,
 // and the search ends on it as on a tensor culprit.
@@ -94,8 +123,7 @@ TEST(BisectWindow, FollowsACulpritWhoseValueLeavesAsAShape) {
       "  %minus_two : int = prim::Constant[value=-2]()\n"
       "  %shape : int[] = aten::size(%x0)\n"
       "  %last_two : int[] = aten::slice(%shape, %minus_two, %none, %one)\n";
-  for (size_t i = 0; i < 64; ++i)
-    ir += "  %x" + std::to_string(i + 1) + " : Tensor = aten::tanh(%x" + std::to_string(i) + ")\n";
+  ir += chain_lines(64, {});
   ir +=
       "  %out : Tensor = aten::reshape(%x64, %last_two)\n"
       "  return (%out)\n";
@@ -133,13 +161,10 @@ TEST(BisectWindow, AWindowReturnsOnlyWhatTheModelReadsOfItsLastNode) {
 // code in the half that holds it, and the search ends on it.
 TEST(BisectWindow, FollowsACulpritWhoseTensorLeavesInAList) {
   std::string ir = "graph(%x0 : Tensor):\n";
-  for (size_t i = 0; i < 32; ++i) {
-    ir += "  %x" + std::to_string(i + 1) + " : Tensor = aten::tanh(%x" + std::to_string(i) + ")\n";
-    if (i == 3)
-      ir +=
-          "  %normalized : Tensor = aten::relu(%x4)\n"  // a side branch, as SSD's L2Norm
-          "  %features : Tensor[] = prim::ListConstruct(%normalized)\n";
-  }
+  ir += chain_lines(32, {},
+                    {{3,
+                      "  %normalized : Tensor = aten::relu(%x4)\n"  // a side branch, as SSD's L2Norm
+                      "  %features : Tensor[] = prim::ListConstruct(%normalized)\n"}});
   for (size_t i = 0; i < 32; ++i)
     ir +=
         "  %y" + std::to_string(i + 1) + " : Tensor = aten::sin(%" + (i == 0 ? "x32" : "y" + std::to_string(i)) + ")\n";
@@ -163,9 +188,7 @@ TEST(BisectWindow, AWindowHandsOnNoContainerItDoesNotTouch) {
   std::string ir =
       "graph(%x0 : Tensor):\n"
       "  %out : Dict(str, Tensor) = aten::dict()\n";
-  for (size_t i = 0; i < 32; ++i)
-    ir += "  %x" + std::to_string(i + 1) + " : Tensor = aten::" + (i == 20 ? "relu" : "tanh") + "(%x" +
-          std::to_string(i) + ")\n";
+  ir += chain_lines(32, {{20, "relu"}});
   ir +=
       "  %name : str = prim::Constant[value=\"0\"]()\n"
       "  aten::_set_item(%out, %name, %x32)\n"

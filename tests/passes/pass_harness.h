@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <tuple>
 #include <vector>
@@ -84,6 +85,21 @@ inline bool some_output_negative(const Case& c) {
   return false;
 }
 
+// The lines of a chain %x1 = op(%x0) .. %xn = op(%x(n-1)), op tanh but where `ops_at` names
+// another, the IR lines `after[i]` following node i (they may name %x(i+1)): for a test that
+// writes the graph's head and tail itself (chain_ir is a whole graph).
+inline std::string chain_lines(size_t n, const std::map<size_t, std::string>& ops_at,
+                               const std::map<size_t, std::string>& after = {}) {
+  std::string lines;
+  for (size_t i = 0; i < n; ++i) {
+    const auto op = ops_at.find(i);
+    lines += "  %x" + std::to_string(i + 1) + " : Tensor = aten::" + (op == ops_at.end() ? "tanh" : op->second) +
+             "(%x" + std::to_string(i) + ")\n";
+    if (const auto extra = after.find(i); extra != after.end()) lines += extra->second;
+  }
+  return lines;
+}
+
 // Blocks of two branches, x' = g(sin(x)) + cos(x), with a shape query on the second (an int the
 // add reads as its alpha, 1 for these 1-d inputs): five positions each, a DAG like a real
 // model's rather than a chain. g is tanh, or relu in the culprit's block (position 5 * block + 1).
@@ -106,6 +122,7 @@ inline std::string two_branch_ir(size_t blocks, size_t culprit_block) {
 namespace tsrepro {
 using tsrepro_test::case_from_ir;
 using tsrepro_test::chain_ir;
+using tsrepro_test::chain_lines;
 using tsrepro_test::has_op;
 using tsrepro_test::kChain;
 using tsrepro_test::node_kinds;

@@ -29,5 +29,20 @@ TEST(RemoveOutputs, OneOutputIsSkippedWithoutAQueryAndSaysWhy) {
   EXPECT_EQ(h.ctx.skip_reason(), "one output");
 }
 
+// A candidate that computes nothing is not asked: it points at no op (the engine's rule, as for the
+// 1-minimal check on one node). The first candidate, without the relu's output, is such; returning
+// the relu alone is the one candidate asked.
+TEST(RemoveOutputs, ACandidateThatComputesNothingIsNotAsked) {
+  const char* ir = R"IR(graph(%x : Tensor):
+  %y : Tensor = aten::relu(%x)
+  return (%y, %x)
+)IR";
+  PassHarness h(case_from_ir(ir, {at::randn({4})}), [](const Case&) { return true; });
+  EXPECT_TRUE(h.run(remove_outputs_pass));
+  EXPECT_EQ(node_kinds(h.state), (std::vector<std::string>{"aten::relu"}));
+  EXPECT_EQ(h.state.graph->outputs().size(), 1u);
+  EXPECT_EQ(h.queries(), 2u);  // the sanity run and the relu returned alone
+}
+
 }  // namespace
 }  // namespace tsrepro

@@ -64,6 +64,8 @@ RUN_SEED = __RUN_SEED__  # each compared call starts from torch.manual_seed(RUN_
 def fresh(value, fp64=False):  # a copy on DEVICE for one run (ops may mutate inputs); fp64: floats as float64
     if isinstance(value, (list, tuple)):
         return type(value)(fresh(v, fp64) for v in value)
+    if isinstance(value, dict):
+        return {k: fresh(v, fp64) for k, v in value.items()}
     wide = fp64 and isinstance(value, torch.Tensor) and value.is_floating_point()
     return value.detach().to(__DEVICE__, torch.float64 if wide else None, copy=True) if torch.is_tensor(value) else value
 
