@@ -163,6 +163,19 @@ std::vector<Node*> top_level_writers(Value* value, const Graph& graph) {
 
 namespace {
 
+// Whether the node making `value`, a list or dict it makes from nothing (aten::dict(), an empty
+// prim::ListConstruct), stays where the cut keeps its first writer: the writers get the fresh
+// empty container the model hands them, not an input. Fed in, an empty container is a different
+// program to a compiler (an input may alias; PyTorch 2's export converter refuses an empty dict
+// input outright, "Expected Tensor but got InvalidTag", where the model's own dict raised the
+// failure asked about: export_dict_item_set took 19 queries for 6). The node reads nothing, so
+// keeping it keeps nothing else.
+bool stays_with_its_writers(Value* value, const Graph& graph, const std::function<bool(Node*)>& is_cut) {
+  if (!value->node()->inputs().empty()) return false;
+  const std::vector<Node*> writers = top_level_writers(value, graph);
+  return !writers.empty() && !is_cut(writers.front());
+}
+
 // What a cut feeds in for `value` (named `name` in the reference run), whose node it removes with
 // those `is_cut` says: its reference value. A container goes with the first of its writers: it
 // is fed as it stood after those the cut removes, and those that stay write into the input as they
@@ -171,6 +184,11 @@ namespace {
 // nullopt where no input can stand for it, saying why at debug level.
 std::optional<c10::IValue> value_to_feed(Value* value, const std::string& name, const Graph& graph,
                                          const ReferenceValues& refs, const std::function<bool(Node*)>& is_cut) {
+  if (stays_with_its_writers(value, graph, is_cut)) {
+    spdlog::debug("cut: %{} ({}) is not fed: its node makes it empty and stays with its first writer", name,
+                  value->type()->repr_str());
+    return std::nullopt;
+  }
   const std::vector<Node*> writers = top_level_writers(value, graph);
   size_t cut_writers = 0;
   while (cut_writers < writers.size() && is_cut(writers[cut_writers])) ++cut_writers;
@@ -206,7 +224,13 @@ std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>&
   const std::map<const Value*, std::string> name_in_state = names_in_source(*cut.graph, *state.graph);
   std::set<Node*> removed;
   for (size_t i : indices) removed.insert(nodes.at(i));
-  std::set<const Value*> fed;  // the inputs this cut adds
+  const auto is_removed = [&](Node* node) { return removed.count(node) > 0; };
+  for (Node* node : nodes)
+    if (removed.count(node) && node->outputs().size() == 1 &&
+        stays_with_its_writers(node->output(), *cut.graph, is_removed))
+      removed.erase(node);
+  if (removed.empty()) return std::nullopt;  // the cut would change nothing
+  std::set<const Value*> fed;                // the inputs this cut adds
 
   for (Node* node : nodes) {
     if (!removed.count(node)) continue;
@@ -217,8 +241,7 @@ std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>&
           });
       if (!needed_outside) continue;
       const std::string& name = name_in_state.at(output);
-      const std::optional<c10::IValue> ref =
-          value_to_feed(output, name, *cut.graph, refs, [&](Node* node) { return removed.count(node) > 0; });
+      const std::optional<c10::IValue> ref = value_to_feed(output, name, *cut.graph, refs, is_removed);
       if (!ref) return std::nullopt;
       Value* input = cut.graph->addInput();
       input->setType(output->type());

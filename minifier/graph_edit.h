@@ -71,9 +71,10 @@ enum class CutMode {
 
 // Nodes `indices` (into cuttable_nodes) replaced by new graph inputs that carry their reference
 // values; nodes without outputs are simply dropped; an output that would only return such an
-// input as it came goes (while another output stays). nullopt when a needed value has no
-// reference value (or one a graph input cannot hold), or when KeepFeeders changes nothing that
-// DropFeeders would not.
+// input as it came goes (while another output stays). A node that makes an empty list or dict
+// from nothing stays while its first writer does (the writers get a fresh container, not an
+// input). nullopt when a needed value has no reference value (or one a graph input cannot hold),
+// when the cut would remove nothing, or when KeepFeeders changes nothing that DropFeeders would not.
 std::optional<Case> with_nodes_cut(const Case& state, const std::vector<size_t>& indices, const ReferenceValues& refs,
                                    CutMode mode = CutMode::DropFeeders);
 

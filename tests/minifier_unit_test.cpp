@@ -259,6 +259,38 @@ TEST(Cut, FeedsAContainerAsItStoodAfterTheWritersItRemoves) {
   EXPECT_FALSE(with_nodes_cut(c, {1, 4, 5}, refs));  // the list and the second append, not the first
 }
 
+// A dict the model makes empty stays made by its own node while the writer that fills it stays:
+// fed in, an empty dict is another program to a compiler (PyTorch 2's export converter refuses
+// one as an input). Cut alone, that node changes nothing: no candidate. A window (which folds)
+// keeps it the same way.
+TEST(Cut, KeepsTheNodeThatMakesAnEmptyContainerWithItsFirstWriter) {
+  const char* filled = R"IR(graph(%x : Tensor):
+  %key : str = prim::Constant[value="out"]()
+  %d : Dict(str, Tensor) = aten::dict()
+  %a : Tensor = aten::sin(%x)
+  aten::_set_item(%d, %key, %a)
+  return (%d)
+)IR";
+  Case c = case_from_ir(filled, {at::tensor({0.5, -1.0})});
+  for (size_t i = 0; i < 3; ++i) set_origin_index(*cuttable_nodes(*c.graph)[i], static_cast<int64_t>(i));
+  const ReferenceValues refs = compute_reference_values(c);
+  const std::vector<std::string> made_and_filled = {"aten::dict", "aten::_set_item"};
+  const std::optional<Case> cut = with_nodes_cut(c, {0, 1}, refs);  // the dict's node and sin
+  ASSERT_TRUE(cut);
+  EXPECT_EQ(node_kinds(*cut), made_and_filled);
+  ASSERT_EQ(cut->graph->inputs().size(), 1u);  // sin's value, no dict
+  EXPECT_TRUE(cut->graph->inputs()[0]->type()->isSubtypeOf(*c10::TensorType::get()));
+  EXPECT_FALSE(with_nodes_cut(c, {0}, refs));
+  const std::optional<Case> window = graph_from_folding(c, 2, refs);
+  ASSERT_TRUE(window);
+  EXPECT_EQ(node_kinds(*window), made_and_filled);
+  // Its writer cut too, the dict is fed as the writer left it.
+  const std::optional<Case> both = with_nodes_cut(c, {0, 2}, refs);
+  ASSERT_TRUE(both);
+  ASSERT_EQ(both->values->size(), 1u);
+  EXPECT_EQ(both->values->at(0).toGenericDict().size(), 1u);
+}
+
 // An input the cut feeds that a node only reads is not returned as well: both sides would return
 // it as it came (ssd300's expand_as, returned with the anchors it reads, cost remove-outputs two
 // queries). An input a node writes is returned: the write may be what the failure shows.
