@@ -419,15 +419,25 @@ std::optional<Case> graph_from_folding(const Case& state, size_t begin, const Re
   // Nodes before `begin` whose value a later node needs and no input can hold (SSD's list of
   // image sizes, a list of tuples its transform appends to) stay; so does every node that reads
   // what stays (it may write into it: the loop that appends), and, in turn, what they need that
-  // no input can hold.
+  // no input can hold. An empty container's node, which stays with its first writer, keeps only
+  // the nodes that write into it: one that only reads it (fcos's cat of the boxes a loop appended)
+  // goes as any other, its value fed. Kept, such a reader brought what it computes into every
+  // window after it (the culprit too, and windows after it failed: fcos's cat took 18 queries for 11).
   std::set<size_t> cut;
   for (size_t i = 0; i < begin; ++i) cut.insert(i);
+  const auto is_cut = [&](Node* node) {
+    const auto at = index_of.find(node);
+    return at != index_of.end() && cut.count(at->second) > 0;
+  };
   const auto reads_a_kept_value = [&](size_t i) {
     std::vector<Value*> read;
     collect_values_read(nodes[i], read);
     return std::any_of(read.begin(), read.end(), [&](Value* v) {
       const auto producer = index_of.find(v->node());
-      return producer != index_of.end() && producer->second < begin && !cut.count(producer->second);
+      if (producer == index_of.end() || producer->second >= begin || cut.count(producer->second)) return false;
+      if (!stays_with_its_writers(v, *state.graph, is_cut)) return true;
+      const std::vector<Node*> writers = top_level_writers(v, *state.graph);
+      return std::find(writers.begin(), writers.end(), nodes[i]) != writers.end();
     });
   };
   for (bool kept_one = true; kept_one;) {
@@ -443,10 +453,6 @@ std::optional<Case> graph_from_folding(const Case& state, size_t begin, const Re
           Node* owner = top_level_owner(use.user, *state.graph);
           return owner == state.graph->return_node() || !cut.count(index_of.at(owner));
         });
-        const auto is_cut = [&](Node* node) {
-          const auto at = index_of.find(node);
-          return at != index_of.end() && cut.count(at->second) > 0;
-        };
         if (needed && !value_to_feed(output, output->debugName(), *state.graph, refs, is_cut)) {
           cut.erase(*it);
           kept_one = true;

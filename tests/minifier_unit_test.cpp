@@ -291,6 +291,31 @@ TEST(Cut, KeepsTheNodeThatMakesAnEmptyContainerWithItsFirstWriter) {
   EXPECT_EQ(both->values->at(0).toGenericDict().size(), 1u);
 }
 
+// Kept with its first writer in the window, an empty list keeps no node before the window that only
+// reads it: that node goes and its value is fed (fcos's cat of the boxes a loop appended, kept, put
+// the culprit into every window after it).
+TEST(Cut, AWindowKeepsNoNodeBeforeItThatOnlyReadsAKeptEmptyContainer) {
+  const char* ir = R"IR(graph(%x : Tensor):
+  %zero : int = prim::Constant[value=0]()
+  %l : Tensor[] = prim::ListConstruct()
+  %n : int = aten::len(%l)
+  %a : Tensor = aten::sin(%x)
+  %l1 : Tensor[] = aten::append(%l, %a)
+  %c : Tensor = aten::cat(%l, %zero)
+  %y : Tensor = aten::mul(%c, %n)
+  return (%y)
+)IR";
+  Case c = case_from_ir(ir, {at::tensor({0.5, -1.0})});
+  const std::vector<torch::jit::Node*> nodes = cuttable_nodes(*c.graph);
+  for (size_t i = 0; i < nodes.size(); ++i) set_origin_index(*nodes[i], static_cast<int64_t>(i));
+  const std::optional<Case> window = graph_from_folding(c, 2, compute_reference_values(c));  // from the sin on
+  ASSERT_TRUE(window);
+  EXPECT_EQ(node_kinds(*window),
+            (std::vector<std::string>{"prim::ListConstruct", "aten::sin", "aten::append", "aten::cat", "aten::mul"}));
+  ASSERT_EQ(window->values->size(), 2u);  // x and the len's value
+  EXPECT_EQ(window->values->at(1).toInt(), 0);
+}
+
 // An input the cut feeds that a node only reads is not returned as well: both sides would return
 // it as it came (ssd300's expand_as, returned with the anchors it reads, cost remove-outputs two
 // queries). An input a node writes is returned: the write may be what the failure shows.
